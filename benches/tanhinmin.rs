@@ -1,0 +1,82 @@
+//! Criterion benches: μ, the formula per deal, and minimax per deal, with the
+//! naive solver (raw-hand keys, memo cleared per deal) as the baseline in the
+//! same run so the ratio is measured, not assumed.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use rand_xoshiro::rand_core::Rng;
+use runner::studies::tanhinmin::deals::{Deal, Dealer, Deck, chunk_rng};
+use runner::studies::tanhinmin::formula::{mu_pair_counts, mu_sorted};
+use runner::studies::tanhinmin::reference::NaiveSolver;
+use runner::studies::tanhinmin::solver::{Position, Solver};
+use std::hint::black_box;
+
+fn deals(n: usize, size: usize) -> Vec<Deal> {
+    let deck = Deck { copies: vec![4; 13] };
+    let mut dealer = Dealer::new(&deck);
+    let mut rng = chunk_rng(2024, 0);
+    (0..n).map(|_| dealer.deal(&mut rng, size, size)).collect()
+}
+
+fn cards(counts: &[u8]) -> Vec<u32> {
+    let mut v = Vec::new();
+    for (r, &c) in counts.iter().enumerate() {
+        v.extend(std::iter::repeat_n(r as u32 + 1, c as usize));
+    }
+    v
+}
+
+fn bench_mu(c: &mut Criterion) {
+    let mut rng = chunk_rng(1, 1);
+    let mut a: Vec<u32> = (0..13).map(|_| (rng.next_u32() % 13) + 1).collect();
+    let mut b: Vec<u32> = (0..13).map(|_| (rng.next_u32() % 13) + 1).collect();
+    a.sort();
+    b.sort();
+    c.bench_function("mu_sorted/13x13", |bench| bench.iter(|| mu_sorted(black_box(&a), black_box(&b))));
+    let ds = deals(1024, 8);
+    c.bench_function("formula_counts/8x8 deal", |bench| {
+        let mut i = 0;
+        bench.iter(|| {
+            let d = &ds[i & 1023];
+            i += 1;
+            mu_pair_counts(black_box(&d.first[..13]), black_box(&d.second[..13]), 0)
+        })
+    });
+}
+
+fn bench_minimax(c: &mut Criterion) {
+    let ds = deals(4096, 8);
+    let mut group = c.benchmark_group("minimax/8x8 deal");
+    group.sample_size(20);
+    group.bench_function("production (warm memo)", |bench| {
+        let mut solver = Solver::new(1 << 30);
+        let mut i = 0;
+        bench.iter(|| {
+            let d = &ds[i % ds.len()];
+            i += 1;
+            solver.mover_wins(&Position { mover: d.first, other: d.second, ranks: 13, field: 0 })
+        })
+    });
+    group.bench_function("production (memo cleared per deal)", |bench| {
+        let mut i = 0;
+        bench.iter(|| {
+            let d = &ds[i % ds.len()];
+            i += 1;
+            let mut solver = Solver::new(1 << 20);
+            solver.mover_wins(&Position { mover: d.first, other: d.second, ranks: 13, field: 0 })
+        })
+    });
+    let raw: Vec<(Vec<u32>, Vec<u32>)> = ds.iter().map(|d| (cards(&d.first[..13]), cards(&d.second[..13]))).collect();
+    group.bench_function("naive (raw keys, cleared per deal)", |bench| {
+        let mut naive = NaiveSolver::new();
+        let mut i = 0;
+        bench.iter(|| {
+            let (x, y) = &raw[i % raw.len()];
+            i += 1;
+            naive.solve_deal(x, y, 0)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_mu, bench_minimax);
+criterion_main!(benches);

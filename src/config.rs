@@ -1,0 +1,352 @@
+//! The experiment config: TOML read with serde, unknown keys refused, and
+//! every value checked before any work starts.
+//!
+//! Every error is one line naming the file, the key and what is wrong.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub experiment: Experiment,
+    #[serde(default)]
+    pub deck: DeckConfig,
+    pub hands: Hands,
+    #[serde(default)]
+    pub output: Output,
+    #[serde(default)]
+    pub solver: SolverConfig,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    pub name: String,
+    /// Which study runs; see `studies::REGISTRY`.
+    #[serde(default = "default_study")]
+    pub study: String,
+    pub mode: Mode,
+    #[serde(default)]
+    pub seed: u64,
+    /// Deals per cell in sample mode; ignored in exhaustive mode.
+    pub deals: Option<u64>,
+}
+
+fn default_study() -> String {
+    "tanhinmin".into()
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Exhaustive,
+    Sample,
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Exhaustive => "exhaustive",
+            Mode::Sample => "sample",
+        })
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DeckConfig {
+    pub ranks: u32,
+    pub copies: Copies,
+}
+
+impl Default for DeckConfig {
+    fn default() -> Self {
+        DeckConfig {
+            ranks: 13,
+            copies: Copies::Uniform(4),
+        }
+    }
+}
+
+/// One count for every rank, or one entry per rank.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Copies {
+    Uniform(u32),
+    PerRank(Vec<u32>),
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Hands {
+    /// Cells as `[n_first, n_second]`.
+    pub sizes: Vec<[u32; 2]>,
+    /// Strength of the card on the field at the start; 0 is an empty field.
+    #[serde(default)]
+    pub field: u32,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    /// Defaults to `results/<experiment.name>`.
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolverConfig {
+    /// Memory budget for the minimax memo, in MiB, shared by all threads.
+    #[serde(default = "default_memo_mb")]
+    pub memo_mb: u64,
+}
+
+fn default_memo_mb() -> u64 {
+    2048
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig {
+            memo_mb: default_memo_mb(),
+        }
+    }
+}
+
+/// A config problem, already phrased as the one line the user sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Largest number of ranks the count arrays hold.
+pub const MAX_RANKS: u32 = 64;
+/// Largest number of cards in play (both hands), bounded by the memo key.
+pub const MAX_CARDS_IN_PLAY: u32 = 60;
+
+impl Config {
+    /// Reads, parses and checks a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{shown}: cannot read config: {e}")))?;
+        Config::parse(&text, &shown.to_string())
+    }
+
+    /// Parses and checks config text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let config: Config =
+            toml::from_str(text).map_err(|e| ConfigError(describe_toml_error(origin, text, &e)))?;
+        config
+            .validate()
+            .map_err(|msg| ConfigError(format!("{origin}: {msg}")))?;
+        Ok(config)
+    }
+
+    /// Copies per rank, expanded.
+    pub fn copies(&self) -> Vec<u32> {
+        match &self.deck.copies {
+            Copies::Uniform(c) => vec![*c; self.deck.ranks as usize],
+            Copies::PerRank(v) => v.clone(),
+        }
+    }
+
+    pub fn output_dir(&self) -> PathBuf {
+        self.output
+            .dir
+            .clone()
+            .unwrap_or_else(|| Path::new("results").join(&self.experiment.name))
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let e = &self.experiment;
+        if e.name.trim().is_empty() {
+            return Err("[experiment] name: must not be empty".into());
+        }
+        if !crate::studies::is_known(&e.study) {
+            return Err(format!(
+                "[experiment] study: unknown study `{}`, expected one of: {}",
+                e.study,
+                crate::studies::names().join(", ")
+            ));
+        }
+        if e.mode == Mode::Sample {
+            match e.deals {
+                None => return Err("[experiment] deals: required in sample mode".into()),
+                Some(0) => return Err("[experiment] deals: must be at least 1".into()),
+                Some(_) => {}
+            }
+        }
+        let ranks = self.deck.ranks;
+        if ranks == 0 {
+            return Err("[deck] ranks: must be at least 1".into());
+        }
+        if ranks > MAX_RANKS {
+            return Err(format!("[deck] ranks: {ranks} is more than the {MAX_RANKS} supported"));
+        }
+        match &self.deck.copies {
+            Copies::Uniform(0) => return Err("[deck] copies: must be at least 1".into()),
+            Copies::Uniform(c) if *c > 255 => {
+                return Err(format!("[deck] copies: {c} is more than the 255 supported"));
+            }
+            Copies::PerRank(v) if v.len() != ranks as usize => {
+                return Err(format!(
+                    "[deck] copies: has {} entries but [deck] ranks is {ranks}",
+                    v.len()
+                ));
+            }
+            Copies::PerRank(v) => {
+                if let Some(i) = v.iter().position(|&c| c == 0 || c > 255) {
+                    return Err(format!("[deck] copies[{i}]: must be between 1 and 255, got {}", v[i]));
+                }
+            }
+            Copies::Uniform(_) => {}
+        }
+        let deck_size: u32 = self.copies().iter().sum();
+        let h = &self.hands;
+        if h.sizes.is_empty() {
+            return Err("[hands] sizes: must list at least one cell".into());
+        }
+        for (i, &[a, b]) in h.sizes.iter().enumerate() {
+            if a == 0 || b == 0 {
+                return Err(format!("[hands] sizes[{i}]: both hands need at least one card, got [{a}, {b}]"));
+            }
+            if a + b > deck_size {
+                return Err(format!(
+                    "[hands] sizes[{i}]: {a} + {b} cards is more than the {deck_size}-card deck holds"
+                ));
+            }
+            if a + b > MAX_CARDS_IN_PLAY {
+                return Err(format!(
+                    "[hands] sizes[{i}]: {a} + {b} cards is more than the {MAX_CARDS_IN_PLAY} the solver supports"
+                ));
+            }
+        }
+        if h.field > ranks {
+            return Err(format!(
+                "[hands] field: {} is above the strongest rank ({ranks})",
+                h.field
+            ));
+        }
+        if self.solver.memo_mb == 0 {
+            return Err("[solver] memo_mb: must be at least 1".into());
+        }
+        if e.mode == Mode::Exhaustive {
+            let deck = crate::studies::tanhinmin::deals::Deck {
+                copies: self.copies(),
+            };
+            for (i, &[a, b]) in h.sizes.iter().enumerate() {
+                let total = crate::studies::tanhinmin::deals::binomial(deck_size, a)
+                    .and_then(|x| Some((x, crate::studies::tanhinmin::deals::binomial(deck_size - a, b)?)))
+                    .and_then(|(x, y)| x.checked_mul(y));
+                if total.is_none()
+                    || crate::studies::tanhinmin::deals::DealSpace::new(&deck, a, b).is_none()
+                {
+                    return Err(format!(
+                        "[hands] sizes[{i}]: [{a}, {b}] has too many deals to enumerate; use mode = \"sample\""
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Turns a TOML or serde error into one line: file, table and key, line, message.
+fn describe_toml_error(origin: &str, text: &str, err: &toml::de::Error) -> String {
+    let message = err.message().trim().replace('\n', " ");
+    let Some(span) = err.span() else {
+        return format!("{origin}: {message}");
+    };
+    let start = span.start.min(text.len());
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    let table = text
+        .lines()
+        .take(line_no)
+        .filter_map(|l| {
+            let t = l.trim();
+            (t.starts_with('[') && !t.contains('=')).then(|| t.to_string())
+        })
+        .last();
+    let key = line
+        .split_once('=')
+        .map(|(k, _)| k.trim().to_string())
+        .filter(|k| !k.is_empty() && !k.starts_with('['));
+    let place = match (table, key) {
+        (Some(t), Some(k)) => format!("{t} {k}"),
+        (Some(t), None) => t,
+        (None, Some(k)) => k,
+        (None, None) => String::new(),
+    };
+    if place.is_empty() {
+        format!("{origin}: line {line_no}: {message}")
+    } else {
+        format!("{origin}: {place} (line {line_no}): {message}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[experiment]
+name = "t"
+mode = "exhaustive"
+[deck]
+ranks = 13
+copies = 4
+[hands]
+sizes = [[2, 2]]
+"#;
+
+    fn err(text: &str) -> String {
+        Config::parse(text, "c.toml").unwrap_err().0
+    }
+
+    #[test]
+    fn good_config_parses_with_defaults() {
+        let c = Config::parse(GOOD, "c.toml").unwrap();
+        assert_eq!(c.copies(), vec![4; 13]);
+        assert_eq!(c.hands.field, 0);
+        assert_eq!(c.output_dir(), PathBuf::from("results/t"));
+        assert_eq!(c.experiment.study, "tanhinmin");
+    }
+
+    #[test]
+    fn per_rank_copies_parse() {
+        let text = GOOD.replace("copies = 4", "copies = [4,4,4,4,4,4,4,4,4,4,4,4,2]");
+        let c = Config::parse(&text.replace("ranks = 13", "ranks = 13"), "c.toml").unwrap();
+        assert_eq!(c.copies().iter().sum::<u32>(), 50);
+    }
+
+    #[test]
+    fn errors_name_file_key_and_problem_on_one_line() {
+        let cases = [
+            (GOOD.replace("sizes = [[2, 2]]", "sizes = [[30, 30]]"), "[hands] sizes[0]"),
+            (GOOD.replace("ranks = 13", "ranks = 0"), "[deck] ranks"),
+            (GOOD.replace("copies = 4", "copies = -1"), "[deck] copies"),
+            (GOOD.replace("exhaustive", "bogus"), "[experiment] mode"),
+            (GOOD.replace("name = \"t\"", "name = \"t\"\ncolour = 3"), "colour"),
+            (GOOD.replace("copies = 4", "copies = [4, 4]"), "[deck] copies"),
+            (GOOD.replace("sizes = [[2, 2]]", "sizes = [[2, 2]]\nfield = 14"), "[hands] field"),
+            (GOOD.replace("exhaustive", "sample"), "[experiment] deals"),
+            (GOOD.replace("sizes = [[2, 2]]", "sizes = [[0, 2]]"), "[hands] sizes[0]"),
+        ];
+        for (text, key) in cases {
+            let e = err(&text);
+            assert!(e.starts_with("c.toml: "), "{e}");
+            assert!(e.contains(key), "expected {key} in: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! The run manifest: how and where a run happened, kept apart from the
+//! deterministic results so that two runs of one config diff cleanly.
+
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Serialize)]
+pub struct Manifest<'a, C: Serialize> {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub study: &'a str,
+    pub config_path: String,
+    /// FNV-1a 64 of the normalised config, to tell runs of one config apart
+    /// from runs of another.
+    pub config_hash: String,
+    pub config: &'a C,
+    pub seed: u64,
+    pub chunk_size: u64,
+    pub chunks: u64,
+    pub threads: usize,
+    pub started_unix: u64,
+    pub elapsed_s: f64,
+    pub host: String,
+    pub peak_rss_mb: Option<f64>,
+    pub exit_code: i32,
+    pub outputs: Vec<&'a str>,
+}
+
+impl<C: Serialize> Manifest<'_, C> {
+    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        super::write_atomic(path, text.as_bytes())
+    }
+}
+
+/// Stable hash of a config: serialised to TOML (so comments and key order in
+/// the file do not matter), then FNV-1a 64.
+pub fn config_hash<C: Serialize>(config: &C) -> String {
+    let text = toml::to_string(config).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The machine's name, for the manifest only.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_string())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Peak resident memory of this process in MiB (Linux), from VmHWM.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some((kb / 1024.0 * 10.0).round() / 10.0)
+}
+
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}

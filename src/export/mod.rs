@@ -1,0 +1,85 @@
+//! Outputs: CSV tables and the run manifest, always written atomically.
+//!
+//! A file is written next to its final name and renamed into place, so a run
+//! killed at any moment leaves either the old file or the new one, never a
+//! truncated one.
+
+pub mod manifest;
+
+use anyhow::Context;
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+    }
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} has no file name", path.display()))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> anyhow::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// A CSV table built in memory, then written atomically.
+pub struct Table {
+    writer: csv::Writer<Vec<u8>>,
+}
+
+impl Table {
+    pub fn new(header: &[&str]) -> Self {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.write_record(header).expect("writing to memory");
+        Table { writer }
+    }
+
+    pub fn row<I, S>(&mut self, fields: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<[u8]>,
+    {
+        self.writer.write_record(fields).expect("writing to memory");
+    }
+
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.writer.into_inner().expect("flushing to memory")
+    }
+
+    pub fn write(self, path: &Path) -> anyhow::Result<()> {
+        write_atomic(path, &self.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_files() {
+        let dir = std::env::temp_dir().join(format!("runner-atomic-{}", std::process::id()));
+        let path = dir.join("a.csv");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

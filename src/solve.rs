@@ -1,0 +1,104 @@
+//! `runner solve`: one Tanhinmin position, by minimax and by the formula.
+
+use crate::app::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::cli::SolveArgs;
+use crate::config::{MAX_CARDS_IN_PLAY, MAX_RANKS};
+use crate::studies::tanhinmin::{formula, solver};
+use serde::Serialize;
+
+#[derive(Serialize, Debug, PartialEq)]
+pub struct SolveReport {
+    pub first: Vec<u32>,
+    pub second: Vec<u32>,
+    pub field: u32,
+    pub minimax_first_wins: bool,
+    pub formula_first_wins: bool,
+    pub mu0: u32,
+    pub mu1: u32,
+    /// Card strengths to play, or "pass".
+    pub winning_moves: Vec<String>,
+}
+
+/// Checks a position's cards; the message names the flag at fault.
+pub fn check(first: &[u32], second: &[u32], field: u32) -> Result<(), String> {
+    for (flag, hand) in [("--first", first), ("--second", second)] {
+        if hand.is_empty() {
+            return Err(format!("{flag}: needs at least one card"));
+        }
+        if let Some(bad) = hand.iter().find(|&&c| c == 0 || c > MAX_RANKS) {
+            return Err(format!("{flag}: card strength {bad} is outside 1..={MAX_RANKS}"));
+        }
+    }
+    if first.len() + second.len() > MAX_CARDS_IN_PLAY as usize {
+        return Err(format!("--first/--second: more than {MAX_CARDS_IN_PLAY} cards in all"));
+    }
+    if field > MAX_RANKS {
+        return Err(format!("--field: {field} is outside 0..={MAX_RANKS}"));
+    }
+    Ok(())
+}
+
+pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
+    let mut x = first.to_vec();
+    let mut y = second.to_vec();
+    x.sort_unstable();
+    y.sort_unstable();
+    let mut pos = solver::Position::from_cards(&x, &y, field);
+    // Give the field its own rank slot so it keeps its strength when above every card.
+    pos.ranks = pos.ranks.max(field as usize);
+    pos.field = field as usize;
+    let mut s = solver::Solver::new(64 << 20);
+    let minimax = s.mover_wins(&pos);
+    let moves = s
+        .winning_moves(&pos)
+        .into_iter()
+        .map(|m| match m {
+            Some(rank) => (rank + 1).to_string(),
+            None => "pass".to_string(),
+        })
+        .collect();
+    let (mu0, mu1) = formula::mu_pair_sorted(&x, &y, field);
+    SolveReport {
+        first: x,
+        second: y,
+        field,
+        minimax_first_wins: minimax,
+        formula_first_wins: mu0 > mu1,
+        mu0,
+        mu1,
+        winning_moves: moves,
+    }
+}
+
+pub fn main(args: &SolveArgs) -> i32 {
+    if let Err(e) = check(&args.first, &args.second, args.field) {
+        eprintln!("error: {e}");
+        return EXIT_USAGE;
+    }
+    let r = report(&args.first, &args.second, args.field);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r).expect("serialisable"));
+    } else {
+        let who = |w: bool| if w { "the player to move wins" } else { "the player to move loses" };
+        let list = |h: &[u32]| h.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        println!("position: first = [{}], second = [{}], field = {}", list(&r.first), list(&r.second), r.field);
+        println!("minimax:  {}", who(r.minimax_first_wins));
+        println!("formula:  mu0 = {}, mu1 = {}: {}", r.mu0, r.mu1, who(r.formula_first_wins));
+        println!("agree:    {}", if r.minimax_first_wins == r.formula_first_wins { "yes" } else { "NO" });
+        if r.winning_moves.is_empty() {
+            println!("winning moves: none");
+        } else {
+            let shown: Vec<String> = r
+                .winning_moves
+                .iter()
+                .map(|m| if m == "pass" { m.clone() } else { format!("play {m}") })
+                .collect();
+            println!("winning moves: {}", shown.join(", "));
+        }
+    }
+    if r.minimax_first_wins == r.formula_first_wins {
+        EXIT_OK
+    } else {
+        EXIT_CHECK_FAILED
+    }
+}

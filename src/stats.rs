@@ -1,0 +1,120 @@
+//! Exact fractions, exact decimals and Wilson intervals.
+//!
+//! Everything here is deterministic integer or IEEE arithmetic on the same
+//! inputs, so two runs of one config format the same bytes.
+
+/// Greatest common divisor, used to reduce win fractions.
+pub fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `num/den` in lowest terms as text, e.g. `661/1225`. `0/0` stays `0/0`.
+pub fn reduced_fraction(num: u128, den: u128) -> String {
+    if den == 0 {
+        return "0/0".to_string();
+    }
+    let g = gcd(num, den).max(1);
+    format!("{}/{}", num / g, den / g)
+}
+
+/// `num/den` as a decimal with `places` digits, rounded half up, computed by
+/// long division so it is exact whatever the size of the integers.
+pub fn exact_decimal(num: u128, den: u128, places: usize) -> String {
+    if den == 0 {
+        return String::new();
+    }
+    let mut whole = num / den;
+    let mut rem = num % den;
+    let mut digits = Vec::with_capacity(places + 1);
+    for _ in 0..=places {
+        // rem < den, so rem * 10 can only overflow for den > u128::MAX / 10,
+        // far beyond any deal count this tool can produce.
+        rem *= 10;
+        digits.push((rem / den) as u8);
+        rem %= den;
+    }
+    let round_up = digits.pop().is_some_and(|d| d >= 5);
+    if round_up {
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                whole += 1;
+                break;
+            }
+            i -= 1;
+            if digits[i] == 9 {
+                digits[i] = 0;
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let frac: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
+    if places == 0 {
+        whole.to_string()
+    } else {
+        format!("{whole}.{frac}")
+    }
+}
+
+/// Two-sided 95% normal quantile.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson score interval for `successes` out of `trials` at 95%.
+///
+/// Chosen over the normal interval because it stays inside [0, 1] and is
+/// well behaved for rates near 0 or 1 and for small samples.
+pub fn wilson95(successes: u128, trials: u128) -> (f64, f64) {
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = Z95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Fixed-width formatting for floating statistics in deterministic outputs.
+pub fn fmt_rate(x: f64) -> String {
+    format!("{x:.9}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_reduce() {
+        assert_eq!(reduced_fraction(1322 * 1326, 2450 * 1326), "661/1225");
+        assert_eq!(reduced_fraction(0, 5), "0/1");
+        assert_eq!(reduced_fraction(0, 0), "0/0");
+    }
+
+    #[test]
+    fn decimals_round_half_up_exactly() {
+        assert_eq!(exact_decimal(1, 3, 4), "0.3333");
+        assert_eq!(exact_decimal(2, 3, 4), "0.6667");
+        assert_eq!(exact_decimal(1, 2, 0), "1");
+        assert_eq!(exact_decimal(9999, 10000, 3), "1.000");
+        assert_eq!(exact_decimal(661, 1225, 12), "0.539591836735");
+        assert_eq!(exact_decimal(7, 7, 2), "1.00");
+    }
+
+    #[test]
+    fn wilson_matches_known_values() {
+        // Reference: 50 of 100 gives [0.4038, 0.5962] (Wilson 1927 / Newcombe 1998).
+        let (lo, hi) = wilson95(50, 100);
+        assert!((lo - 0.403_831).abs() < 1e-5, "{lo}");
+        assert!((hi - 0.596_169).abs() < 1e-5, "{hi}");
+        let (lo, hi) = wilson95(0, 10);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.277_533).abs() < 1e-5, "{hi}");
+    }
+}
