@@ -248,7 +248,7 @@ impl Config {
                     .and_then(|x| Some((x, crate::studies::tanhinmin::deals::binomial(deck_size - a, b)?)))
                     .and_then(|(x, y)| x.checked_mul(y));
                 if total.is_none()
-                    || crate::studies::tanhinmin::deals::DealSpace::new(&deck, a, b).is_none()
+                    || crate::studies::tanhinmin::deals::DealSpace::new(&deck, a, b, h.field).is_none()
                 {
                     return Err(format!(
                         "[hands] sizes[{i}]: [{a}, {b}] has too many deals to enumerate; use mode = \"sample\""

@@ -41,10 +41,13 @@ pub struct Deal {
     pub weight: u128,
 }
 
-/// Every distinct deal of `n_first` and `n_second` cards up to suits, in a
-/// fixed order (lexicographic in (x0, y0, x1, y1, ...)), addressable by index
-/// so that a range of indices is a self-contained chunk of work.
-pub struct DealSpace {
+/// Every deal of `n_first` and `n_second` cards up to suits, one per rank
+/// assignment, in a fixed order (lexicographic in (x0, y0, x1, y1, ...)).
+///
+/// This is the plain twin of [`DealSpace`]: it does not merge deals that
+/// differ only in ranks nobody holds, so it is much larger, and tests use it
+/// to check the compressed enumeration's weights and verdicts.
+pub struct PerRankDealSpace {
     copies: Vec<u32>,
     n_first: u32,
     n_second: u32,
@@ -52,7 +55,7 @@ pub struct DealSpace {
     completions: Vec<Vec<Vec<u64>>>,
 }
 
-impl DealSpace {
+impl PerRankDealSpace {
     /// `None` if the number of distinct deals does not fit in u64.
     pub fn new(deck: &Deck, n_first: u32, n_second: u32) -> Option<Self> {
         let ranks = deck.copies.len();
@@ -73,7 +76,7 @@ impl DealSpace {
                 }
             }
         }
-        Some(DealSpace {
+        Some(PerRankDealSpace {
             copies: deck.copies.clone(),
             n_first,
             n_second,
@@ -150,6 +153,246 @@ impl DealSpace {
         deal.second[rank] = 0;
         deal.weight = saved_weight;
     }
+}
+
+/// Every deal up to suits *and* up to the choice of ranks nobody holds.
+///
+/// Only the order of the cards in play matters to both the game and the
+/// formula, so a deal is a pattern: the sequence of nonzero (x, y) pairs on
+/// the ranks in play, weakest first. A field r > 0 splits the deck in two
+/// segments (ranks <= r and ranks > r) and the pattern keeps one sequence per
+/// segment. Each pattern carries the number of physical deals it stands for,
+/// summed over every way to place it on the deck's ranks.
+///
+/// For 8 cards each from 13 ranks x 4 this is 28,870,870 patterns against
+/// 11,172,093,790 per-rank deals.
+pub struct DealSpace {
+    /// Copies of each deck rank, per segment.
+    segments: Vec<Vec<u32>>,
+    /// First deck rank of each segment.
+    segment_start: Vec<usize>,
+    /// Nonzero (x, y) pairs a rank of each segment can hold.
+    pairs: Vec<Vec<(u8, u8)>>,
+    n_first: u32,
+    n_second: u32,
+    /// completions[s][j][a][b]: patterns that finish from segment `s`, with
+    /// `j` ranks of it already used and `a`, `b` cards left to place.
+    completions: Vec<Vec<Vec<Vec<u64>>>>,
+}
+
+impl DealSpace {
+    /// `field` is the strength on the field (0: empty). `None` if the number
+    /// of patterns does not fit in u64.
+    pub fn new(deck: &Deck, n_first: u32, n_second: u32, field: u32) -> Option<Self> {
+        let r = (field as usize).min(deck.copies.len());
+        let (segments, segment_start) = if r == 0 || r == deck.copies.len() {
+            (vec![deck.copies.clone()], vec![0])
+        } else {
+            (vec![deck.copies[..r].to_vec(), deck.copies[r..].to_vec()], vec![0, r])
+        };
+        let pairs: Vec<Vec<(u8, u8)>> = segments
+            .iter()
+            .map(|seg| {
+                let most = seg.iter().copied().max().unwrap_or(0).min(255);
+                let mut p = Vec::new();
+                for x in 0..=most {
+                    for y in 0..=most - x {
+                        if x + y > 0 {
+                            p.push((x as u8, y as u8));
+                        }
+                    }
+                }
+                p
+            })
+            .collect();
+        let (na, nb) = (n_first as usize, n_second as usize);
+        let s_count = segments.len();
+        let mut completions: Vec<Vec<Vec<Vec<u64>>>> = segments
+            .iter()
+            .map(|seg| vec![vec![vec![0u64; nb + 1]; na + 1]; seg.len() + 1])
+            .collect();
+        for s in (0..s_count).rev() {
+            for j in (0..=segments[s].len()).rev() {
+                for a in 0..=na {
+                    for b in 0..=nb {
+                        let mut total: u64 = if s + 1 == s_count {
+                            u64::from(a == 0 && b == 0)
+                        } else {
+                            completions[s + 1][0][a][b]
+                        };
+                        if j < segments[s].len() {
+                            for &(x, y) in &pairs[s] {
+                                let (x, y) = (x as usize, y as usize);
+                                if x <= a && y <= b {
+                                    total = total.checked_add(completions[s][j + 1][a - x][b - y])?;
+                                }
+                            }
+                        }
+                        completions[s][j][a][b] = total;
+                    }
+                }
+            }
+        }
+        Some(DealSpace {
+            segments,
+            segment_start,
+            pairs,
+            n_first,
+            n_second,
+            completions,
+        })
+    }
+
+    /// Number of patterns (some may stand for no physical deal when copies
+    /// differ between ranks; those have weight 0 and are skipped).
+    pub fn len(&self) -> u64 {
+        self.completions[0][0][self.n_first as usize][self.n_second as usize]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `f` on one physical representative of every pattern with index
+    /// in `lo..hi` and nonzero weight, in index order. The representative
+    /// puts each segment's pattern on the weakest ranks that can hold it.
+    pub fn for_each_in_range(&self, lo: u64, hi: u64, mut f: impl FnMut(&Deal)) {
+        let mut pattern: Vec<Vec<(u8, u8)>> = vec![Vec::new(); self.segments.len()];
+        let mut cursor = Cursor { offset: 0, lo, hi };
+        self.walk(
+            0,
+            self.n_first as usize,
+            self.n_second as usize,
+            &mut pattern,
+            &mut cursor,
+            &mut f,
+        );
+    }
+
+    fn walk(
+        &self,
+        s: usize,
+        a: usize,
+        b: usize,
+        pattern: &mut Vec<Vec<(u8, u8)>>,
+        cur: &mut Cursor,
+        f: &mut impl FnMut(&Deal),
+    ) {
+        if s == self.segments.len() {
+            if a == 0 && b == 0 {
+                if cur.offset >= cur.lo && cur.offset < cur.hi {
+                    if let Some(deal) = self.realise(pattern) {
+                        f(&deal);
+                    }
+                }
+                cur.offset += 1;
+            }
+            return;
+        }
+        let j = pattern[s].len();
+        // Choice 1: the segment ends here.
+        let size = if s + 1 == self.segments.len() {
+            u64::from(a == 0 && b == 0)
+        } else {
+            self.completions[s + 1][0][a][b]
+        };
+        if cur.overlaps(size) {
+            self.walk(s + 1, a, b, pattern, cur, f);
+        } else {
+            cur.offset += size;
+        }
+        if cur.offset >= cur.hi || j == self.segments[s].len() {
+            return;
+        }
+        // Choice 2: one more rank in play, holding (x, y).
+        for &(x, y) in &self.pairs[s] {
+            let (xu, yu) = (x as usize, y as usize);
+            if xu > a || yu > b {
+                continue;
+            }
+            let size = self.completions[s][j + 1][a - xu][b - yu];
+            if cur.overlaps(size) {
+                pattern[s].push((x, y));
+                self.walk(s, a - xu, b - yu, pattern, cur, f);
+                pattern[s].pop();
+            } else {
+                cur.offset += size;
+            }
+            if cur.offset >= cur.hi {
+                return;
+            }
+        }
+    }
+
+    /// The pattern's weight and its representative deal, or `None` if no
+    /// placement fits the deck.
+    fn realise(&self, pattern: &[Vec<(u8, u8)>]) -> Option<Deal> {
+        let mut deal = Deal {
+            first: [0; MAX_RANKS],
+            second: [0; MAX_RANKS],
+            weight: 1,
+        };
+        for (s, seq) in pattern.iter().enumerate() {
+            let copies = &self.segments[s];
+            deal.weight = deal.weight.checked_mul(placements(copies, seq))?;
+            if deal.weight == 0 {
+                return None;
+            }
+            let mut rank = 0;
+            for &(x, y) in seq {
+                while (copies[rank] as usize) < (x + y) as usize {
+                    rank += 1;
+                }
+                deal.first[self.segment_start[s] + rank] = x;
+                deal.second[self.segment_start[s] + rank] = y;
+                rank += 1;
+            }
+        }
+        Some(deal)
+    }
+}
+
+struct Cursor {
+    offset: u64,
+    lo: u64,
+    hi: u64,
+}
+
+impl Cursor {
+    /// Does a block of `size` items starting at the cursor touch `lo..hi`?
+    fn overlaps(&self, size: u64) -> bool {
+        size > 0 && self.offset + size > self.lo && self.offset < self.hi
+    }
+}
+
+/// Physical deals a pattern stands for within one segment: the sum over
+/// every increasing placement of its pairs on the segment's ranks of the
+/// product of C(c, x) C(c - x, y).
+pub fn placements(copies: &[u32], seq: &[(u8, u8)]) -> u128 {
+    let k = seq.len();
+    if k > copies.len() {
+        return 0;
+    }
+    let ways = |c: u32, (x, y): (u8, u8)| {
+        binomial(c, x as u32).unwrap_or(0) * binomial(c.saturating_sub(x as u32), y as u32).unwrap_or(0)
+    };
+    if copies.iter().all(|&c| c == copies[0]) {
+        // Every rank is alike: choose which ranks, then suits on each.
+        let mut w = binomial(copies.len() as u32, k as u32).unwrap_or(0);
+        for &p in seq {
+            w *= ways(copies[0], p);
+        }
+        return w;
+    }
+    // dp[i]: placements of the first i pairs on the ranks seen so far.
+    let mut dp = vec![0u128; k + 1];
+    dp[0] = 1;
+    for &c in copies {
+        for i in (1..=k).rev() {
+            dp[i] += dp[i - 1] * ways(c, seq[i - 1]);
+        }
+    }
+    dp[k]
 }
 
 /// The random stream for one chunk: Xoshiro256++ seeded from (seed, chunk
@@ -231,7 +474,7 @@ mod tests {
     #[test]
     fn weights_sum_to_the_number_of_physical_deals() {
         for (a, b) in [(1, 1), (2, 2), (3, 2), (4, 4)] {
-            let space = DealSpace::new(&standard(), a, b).unwrap();
+            let space = PerRankDealSpace::new(&standard(), a, b).unwrap();
             let mut total = 0u128;
             let mut count = 0u64;
             space.for_each_in_range(0, space.len(), |d| {
@@ -245,8 +488,9 @@ mod tests {
 
     #[test]
     fn eight_each_has_the_published_number_of_compressed_deals() {
-        let space = DealSpace::new(&standard(), 8, 8).unwrap();
+        let space = DealSpace::new(&standard(), 8, 8, 0).unwrap();
         assert_eq!(space.len(), 28_870_870);
+        assert_eq!(PerRankDealSpace::new(&standard(), 8, 8).unwrap().len(), 11_172_093_790);
     }
 
     #[test]
@@ -254,7 +498,7 @@ mod tests {
         let deck = Deck {
             copies: vec![2, 3, 1, 4, 2],
         };
-        let space = DealSpace::new(&deck, 3, 2).unwrap();
+        let space = PerRankDealSpace::new(&deck, 3, 2).unwrap();
         let mut all = Vec::new();
         space.for_each_in_range(0, space.len(), |d| all.push((d.first, d.second)));
         let mut pieces = Vec::new();
@@ -269,6 +513,70 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), all.len(), "no deal repeats");
+    }
+
+    /// Sums the weights of a compressed space's deals by a key that only
+    /// depends on the order of cards in play (the relative hands and field).
+    fn weights_by_shape(deck: &Deck, a: u32, b: u32, field: u32, compressed: bool) -> std::collections::BTreeMap<String, u128> {
+        use crate::studies::tanhinmin::solver::{Position, canonical_key};
+        let mut out = std::collections::BTreeMap::new();
+        let ranks = deck.copies.len();
+        let mut add = |d: &Deal| {
+            let p = Position { mover: d.first, other: d.second, ranks, field: field as usize }.compressed();
+            let key = canonical_key(&p.mover[..p.ranks], &p.other[..p.ranks], p.field);
+            // The canonical key merges runs; add the raw shape too so the
+            // comparison is as strict as possible.
+            let shape = format!("{key:x}/{:?}/{:?}/{}", &p.mover[..p.ranks], &p.other[..p.ranks], p.field);
+            *out.entry(shape).or_insert(0) += d.weight;
+        };
+        if compressed {
+            let s = DealSpace::new(deck, a, b, field).unwrap();
+            s.for_each_in_range(0, s.len(), &mut add);
+        } else {
+            let s = PerRankDealSpace::new(deck, a, b).unwrap();
+            s.for_each_in_range(0, s.len(), &mut add);
+        }
+        out
+    }
+
+    #[test]
+    fn compressed_space_has_the_same_weight_per_shape_as_the_plain_one() {
+        let decks = [
+            Deck { copies: vec![4; 13] },
+            Deck { copies: vec![2, 3, 1, 4, 2, 2] },
+            Deck { copies: vec![4, 4, 4, 4, 4, 4, 2] },
+        ];
+        for deck in &decks {
+            let top = deck.copies.len() as u32;
+            for (a, b) in [(1, 1), (2, 2), (3, 2), (2, 4)] {
+                for field in [0, 1, 3, top] {
+                    assert_eq!(
+                        weights_by_shape(deck, a, b, field, true),
+                        weights_by_shape(deck, a, b, field, false),
+                        "deck {:?} {a}x{b} field {field}",
+                        deck.copies
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn compressed_ranges_partition_the_space() {
+        let deck = Deck { copies: vec![2, 3, 1, 4, 2] };
+        let space = DealSpace::new(&deck, 3, 3, 2).unwrap();
+        let mut all = Vec::new();
+        space.for_each_in_range(0, space.len(), |d| all.push((d.first, d.second, d.weight)));
+        for step in [1, 5, 64] {
+            let mut pieces = Vec::new();
+            let mut lo = 0;
+            while lo < space.len() {
+                let hi = (lo + step).min(space.len());
+                space.for_each_in_range(lo, hi, |d| pieces.push((d.first, d.second, d.weight)));
+                lo = hi;
+            }
+            assert_eq!(all, pieces, "step {step}");
+        }
     }
 
     #[test]

@@ -59,7 +59,7 @@ impl Tanhinmin {
         let spaces = cells
             .iter()
             .map(|&[a, b]| match config.experiment.mode {
-                Mode::Exhaustive => Some(DealSpace::new(&deck, a, b).expect("checked by config")),
+                Mode::Exhaustive => Some(DealSpace::new(&deck, a, b, config.hands.field).expect("checked by config")),
                 Mode::Sample => None,
             })
             .collect();
