@@ -11,7 +11,9 @@ use runner::studies::tanhinmin::solver::{Position, Solver};
 use std::hint::black_box;
 
 fn deals(n: usize, size: usize) -> Vec<Deal> {
-    let deck = Deck { copies: vec![4; 13] };
+    let deck = Deck {
+        copies: vec![4; 13],
+    };
     let mut dealer = Dealer::new(&deck);
     let mut rng = chunk_rng(2024, 0);
     (0..n).map(|_| dealer.deal(&mut rng, size, size)).collect()
@@ -31,7 +33,9 @@ fn bench_mu(c: &mut Criterion) {
     let mut b: Vec<u32> = (0..13).map(|_| (rng.next_u32() % 13) + 1).collect();
     a.sort();
     b.sort();
-    c.bench_function("mu_sorted/13x13", |bench| bench.iter(|| mu_sorted(black_box(&a), black_box(&b))));
+    c.bench_function("mu_sorted/13x13", |bench| {
+        bench.iter(|| mu_sorted(black_box(&a), black_box(&b)))
+    });
     let ds = deals(1024, 8);
     c.bench_function("formula_counts/8x8 deal", |bench| {
         let mut i = 0;
@@ -53,7 +57,12 @@ fn bench_minimax(c: &mut Criterion) {
         bench.iter(|| {
             let d = &ds[i % ds.len()];
             i += 1;
-            solver.mover_wins(&Position { mover: d.first, other: d.second, ranks: 13, field: 0 })
+            solver.mover_wins(&Position {
+                mover: d.first,
+                other: d.second,
+                ranks: 13,
+                field: 0,
+            })
         })
     });
     group.bench_function("production (memo cleared per deal)", |bench| {
@@ -62,10 +71,18 @@ fn bench_minimax(c: &mut Criterion) {
             let d = &ds[i % ds.len()];
             i += 1;
             let mut solver = Solver::new(1 << 20);
-            solver.mover_wins(&Position { mover: d.first, other: d.second, ranks: 13, field: 0 })
+            solver.mover_wins(&Position {
+                mover: d.first,
+                other: d.second,
+                ranks: 13,
+                field: 0,
+            })
         })
     });
-    let raw: Vec<(Vec<u32>, Vec<u32>)> = ds.iter().map(|d| (cards(&d.first[..13]), cards(&d.second[..13]))).collect();
+    let raw: Vec<(Vec<u32>, Vec<u32>)> = ds
+        .iter()
+        .map(|d| (cards(&d.first[..13]), cards(&d.second[..13])))
+        .collect();
     group.bench_function("naive (raw keys, cleared per deal)", |bench| {
         let mut naive = NaiveSolver::new();
         let mut i = 0;

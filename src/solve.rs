@@ -26,11 +26,15 @@ pub fn check(first: &[u32], second: &[u32], field: u32) -> Result<(), String> {
             return Err(format!("{flag}: needs at least one card"));
         }
         if let Some(bad) = hand.iter().find(|&&c| c == 0 || c > MAX_RANKS) {
-            return Err(format!("{flag}: card strength {bad} is outside 1..={MAX_RANKS}"));
+            return Err(format!(
+                "{flag}: card strength {bad} is outside 1..={MAX_RANKS}"
+            ));
         }
     }
     if first.len() + second.len() > MAX_CARDS_IN_PLAY as usize {
-        return Err(format!("--first/--second: more than {MAX_CARDS_IN_PLAY} cards in all"));
+        return Err(format!(
+            "--first/--second: more than {MAX_CARDS_IN_PLAY} cards in all"
+        ));
     }
     if field > MAX_RANKS {
         return Err(format!("--field: {field} is outside 0..={MAX_RANKS}"));
@@ -77,21 +81,58 @@ pub fn main(args: &SolveArgs) -> i32 {
     }
     let r = report(&args.first, &args.second, args.field);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&r).expect("serialisable"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&r).expect("serialisable")
+        );
     } else {
-        let who = |w: bool| if w { "the player to move wins" } else { "the player to move loses" };
-        let list = |h: &[u32]| h.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
-        println!("position: first = [{}], second = [{}], field = {}", list(&r.first), list(&r.second), r.field);
+        let who = |w: bool| {
+            if w {
+                "the player to move wins"
+            } else {
+                "the player to move loses"
+            }
+        };
+        let list = |h: &[u32]| {
+            h.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        println!(
+            "position: first = [{}], second = [{}], field = {}",
+            list(&r.first),
+            list(&r.second),
+            r.field
+        );
         println!("minimax:  {}", who(r.minimax_first_wins));
-        println!("formula:  mu0 = {}, mu1 = {}: {}", r.mu0, r.mu1, who(r.formula_first_wins));
-        println!("agree:    {}", if r.minimax_first_wins == r.formula_first_wins { "yes" } else { "NO" });
+        println!(
+            "formula:  mu0 = {}, mu1 = {}: {}",
+            r.mu0,
+            r.mu1,
+            who(r.formula_first_wins)
+        );
+        println!(
+            "agree:    {}",
+            if r.minimax_first_wins == r.formula_first_wins {
+                "yes"
+            } else {
+                "NO"
+            }
+        );
         if r.winning_moves.is_empty() {
             println!("winning moves: none");
         } else {
             let shown: Vec<String> = r
                 .winning_moves
                 .iter()
-                .map(|m| if m == "pass" { m.clone() } else { format!("play {m}") })
+                .map(|m| {
+                    if m == "pass" {
+                        m.clone()
+                    } else {
+                        format!("play {m}")
+                    }
+                })
                 .collect();
             println!("winning moves: {}", shown.join(", "));
         }

@@ -47,7 +47,12 @@ pub trait Study: Sync {
     fn new_worker(&self) -> Self::Worker;
     /// Calls `f` on each instance of the chunk, in a fixed order.
     fn for_each_instance(&self, chunk: &Chunk, f: impl FnMut(&Self::Instance));
-    fn evaluate(&self, worker: &mut Self::Worker, instance: &Self::Instance, counts: &mut Self::Counts);
+    fn evaluate(
+        &self,
+        worker: &mut Self::Worker,
+        instance: &Self::Instance,
+        counts: &mut Self::Counts,
+    );
     /// Folds `from` into `into`; `from` always comes from later chunks.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
 }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// A bar if stderr is a terminal, else a line every `secs` seconds.
-    Auto { secs: u64 },
+    Auto {
+        secs: u64,
+    },
     Quiet,
 }
 

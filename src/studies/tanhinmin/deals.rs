@@ -138,7 +138,16 @@ impl PerRankDealSpace {
                     deal.weight = saved_weight
                         * binomial(c, x).expect("checked")
                         * binomial(c - x, y).expect("checked");
-                    self.walk(rank + 1, a - x as usize, b - y as usize, offset, lo, hi, deal, f);
+                    self.walk(
+                        rank + 1,
+                        a - x as usize,
+                        b - y as usize,
+                        offset,
+                        lo,
+                        hi,
+                        deal,
+                        f,
+                    );
                 }
                 offset += size;
                 if offset >= hi {
@@ -188,7 +197,10 @@ impl DealSpace {
         let (segments, segment_start) = if r == 0 || r == deck.copies.len() {
             (vec![deck.copies.clone()], vec![0])
         } else {
-            (vec![deck.copies[..r].to_vec(), deck.copies[r..].to_vec()], vec![0, r])
+            (
+                vec![deck.copies[..r].to_vec(), deck.copies[r..].to_vec()],
+                vec![0, r],
+            )
         };
         let pairs: Vec<Vec<(u8, u8)>> = segments
             .iter()
@@ -224,7 +236,8 @@ impl DealSpace {
                             for &(x, y) in &pairs[s] {
                                 let (x, y) = (x as usize, y as usize);
                                 if x <= a && y <= b {
-                                    total = total.checked_add(completions[s][j + 1][a - x][b - y])?;
+                                    total =
+                                        total.checked_add(completions[s][j + 1][a - x][b - y])?;
                                 }
                             }
                         }
@@ -280,10 +293,11 @@ impl DealSpace {
     ) {
         if s == self.segments.len() {
             if a == 0 && b == 0 {
-                if cur.offset >= cur.lo && cur.offset < cur.hi {
-                    if let Some(deal) = self.realise(pattern) {
-                        f(&deal);
-                    }
+                if cur.offset >= cur.lo
+                    && cur.offset < cur.hi
+                    && let Some(deal) = self.realise(pattern)
+                {
+                    f(&deal);
                 }
                 cur.offset += 1;
             }
@@ -374,7 +388,8 @@ pub fn placements(copies: &[u32], seq: &[(u8, u8)]) -> u128 {
         return 0;
     }
     let ways = |c: u32, (x, y): (u8, u8)| {
-        binomial(c, x as u32).unwrap_or(0) * binomial(c.saturating_sub(x as u32), y as u32).unwrap_or(0)
+        binomial(c, x as u32).unwrap_or(0)
+            * binomial(c.saturating_sub(x as u32), y as u32).unwrap_or(0)
     };
     if copies.iter().all(|&c| c == copies[0]) {
         // Every rank is alike: choose which ranks, then suits on each.
@@ -482,7 +497,10 @@ mod tests {
                 count += 1;
             });
             assert_eq!(count, space.len());
-            assert_eq!(total, binomial(52, a).unwrap() * binomial(52 - a, b).unwrap());
+            assert_eq!(
+                total,
+                binomial(52, a).unwrap() * binomial(52 - a, b).unwrap()
+            );
         }
     }
 
@@ -490,7 +508,10 @@ mod tests {
     fn eight_each_has_the_published_number_of_compressed_deals() {
         let space = DealSpace::new(&standard(), 8, 8, 0).unwrap();
         assert_eq!(space.len(), 28_870_870);
-        assert_eq!(PerRankDealSpace::new(&standard(), 8, 8).unwrap().len(), 11_172_093_790);
+        assert_eq!(
+            PerRankDealSpace::new(&standard(), 8, 8).unwrap().len(),
+            11_172_093_790
+        );
     }
 
     #[test]
@@ -517,16 +538,33 @@ mod tests {
 
     /// Sums the weights of a compressed space's deals by a key that only
     /// depends on the order of cards in play (the relative hands and field).
-    fn weights_by_shape(deck: &Deck, a: u32, b: u32, field: u32, compressed: bool) -> std::collections::BTreeMap<String, u128> {
+    fn weights_by_shape(
+        deck: &Deck,
+        a: u32,
+        b: u32,
+        field: u32,
+        compressed: bool,
+    ) -> std::collections::BTreeMap<String, u128> {
         use crate::studies::tanhinmin::solver::{Position, canonical_key};
         let mut out = std::collections::BTreeMap::new();
         let ranks = deck.copies.len();
         let mut add = |d: &Deal| {
-            let p = Position { mover: d.first, other: d.second, ranks, field: field as usize }.compressed();
+            let p = Position {
+                mover: d.first,
+                other: d.second,
+                ranks,
+                field: field as usize,
+            }
+            .compressed();
             let key = canonical_key(&p.mover[..p.ranks], &p.other[..p.ranks], p.field);
             // The canonical key merges runs; add the raw shape too so the
             // comparison is as strict as possible.
-            let shape = format!("{key:x}/{:?}/{:?}/{}", &p.mover[..p.ranks], &p.other[..p.ranks], p.field);
+            let shape = format!(
+                "{key:x}/{:?}/{:?}/{}",
+                &p.mover[..p.ranks],
+                &p.other[..p.ranks],
+                p.field
+            );
             *out.entry(shape).or_insert(0) += d.weight;
         };
         if compressed {
@@ -542,9 +580,15 @@ mod tests {
     #[test]
     fn compressed_space_has_the_same_weight_per_shape_as_the_plain_one() {
         let decks = [
-            Deck { copies: vec![4; 13] },
-            Deck { copies: vec![2, 3, 1, 4, 2, 2] },
-            Deck { copies: vec![4, 4, 4, 4, 4, 4, 2] },
+            Deck {
+                copies: vec![4; 13],
+            },
+            Deck {
+                copies: vec![2, 3, 1, 4, 2, 2],
+            },
+            Deck {
+                copies: vec![4, 4, 4, 4, 4, 4, 2],
+            },
         ];
         for deck in &decks {
             let top = deck.copies.len() as u32;
@@ -563,7 +607,9 @@ mod tests {
 
     #[test]
     fn compressed_ranges_partition_the_space() {
-        let deck = Deck { copies: vec![2, 3, 1, 4, 2] };
+        let deck = Deck {
+            copies: vec![2, 3, 1, 4, 2],
+        };
         let space = DealSpace::new(&deck, 3, 3, 2).unwrap();
         let mut all = Vec::new();
         space.for_each_in_range(0, space.len(), |d| all.push((d.first, d.second, d.weight)));

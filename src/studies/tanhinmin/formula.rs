@@ -28,7 +28,7 @@ pub fn mu_pair_sorted(x: &[u32], y: &[u32], r: u32) -> (u32, u32) {
     let mut y_minus_r: Vec<u32> = y.iter().skip(1).copied().collect();
     let at = y_minus_r.partition_point(|&c| c < r);
     y_minus_r.insert(at, r);
-    let x_minus = if x.is_empty() { &x[..] } else { &x[1..] };
+    let x_minus = x.get(1..).unwrap_or(&[]);
     (mu_sorted(x, &y_minus_r), mu_sorted(y, x_minus))
 }
 

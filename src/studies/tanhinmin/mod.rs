@@ -10,7 +10,7 @@ pub mod solver;
 use crate::config::{Config, Mode};
 use crate::engine::{self, Chunk, Study};
 use crate::studies::RunContext;
-use deals::{DealSpace, Dealer, Deck, Deal, chunk_rng};
+use deals::{Deal, DealSpace, Dealer, Deck, chunk_rng};
 use solver::{Position, Solver};
 use std::time::Instant;
 
@@ -59,7 +59,9 @@ impl Tanhinmin {
         let spaces = cells
             .iter()
             .map(|&[a, b]| match config.experiment.mode {
-                Mode::Exhaustive => Some(DealSpace::new(&deck, a, b, config.hands.field).expect("checked by config")),
+                Mode::Exhaustive => Some(
+                    DealSpace::new(&deck, a, b, config.hands.field).expect("checked by config"),
+                ),
                 Mode::Sample => None,
             })
             .collect();
@@ -178,7 +180,14 @@ impl Study for Tanhinmin {
         let cell = chunk.cell;
         match &self.spaces[cell] {
             Some(space) => {
-                let mut item = (cell, Deal { first: [0; MAX_RANKS], second: [0; MAX_RANKS], weight: 0 });
+                let mut item = (
+                    cell,
+                    Deal {
+                        first: [0; MAX_RANKS],
+                        second: [0; MAX_RANKS],
+                        weight: 0,
+                    },
+                );
                 space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal| {
                     item.1.clone_from(deal);
                     f(&item);
@@ -208,7 +217,8 @@ impl Study for Tanhinmin {
         };
         let minimax = worker.solver.mover_wins(&position);
         counts.positions += worker.solver.positions - before;
-        let (mu0, mu1) = formula::mu_pair_counts(&deal.first[..ranks], &deal.second[..ranks], field);
+        let (mu0, mu1) =
+            formula::mu_pair_counts(&deal.first[..ranks], &deal.second[..ranks], field);
         let by_formula = (self.claim)(mu0, mu1);
         let w = deal.weight;
         counts.deals += w;
@@ -250,7 +260,11 @@ impl Study for Tanhinmin {
 pub fn run(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> {
     let started = Instant::now();
     let started_unix = crate::export::manifest::unix_now();
-    let claim: Claim = if ctx.inject_fault { broken_claim } else { theorem };
+    let claim: Claim = if ctx.inject_fault {
+        broken_claim
+    } else {
+        theorem
+    };
     let study = Tanhinmin::new(config, ctx.threads, claim);
     let chunks = engine::plan(&study);
     let opts = engine::RunOptions {
@@ -260,7 +274,16 @@ pub fn run(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> {
     let results = engine::run(&study, &chunks, &opts)?;
     let disagreements: u128 = results.iter().map(|r| r.counts.disagree).sum();
     let exit_code = if disagreements > 0 { 1 } else { 0 };
-    outputs::write_all(&study, config, ctx, &results, chunks.len() as u64, started, started_unix, exit_code)?;
+    outputs::write_all(
+        &study,
+        config,
+        ctx,
+        &results,
+        chunks.len() as u64,
+        started,
+        started_unix,
+        exit_code,
+    )?;
     let dir = ctx.out_dir.display();
     for (cell, r) in results.iter().enumerate() {
         let c = &r.counts;

@@ -95,9 +95,20 @@ fn hand_text(counts: &[u8]) -> String {
 }
 
 /// The deterministic tables, as (file name, bytes).
-pub fn deterministic_tables(study: &Tanhinmin, cells: &[&CellCounts]) -> Vec<(&'static str, Vec<u8>)> {
+pub fn deterministic_tables(
+    study: &Tanhinmin,
+    cells: &[&CellCounts],
+) -> Vec<(&'static str, Vec<u8>)> {
     let mut stats_table = Table::new(STATS_HEADER);
-    let mut mu_table = Table::new(&["n_first", "n_second", "field", "mu0", "mu1", "deals", "first_wins"]);
+    let mut mu_table = Table::new(&[
+        "n_first",
+        "n_second",
+        "field",
+        "mu0",
+        "mu1",
+        "deals",
+        "first_wins",
+    ]);
     let mut dis_table = Table::new(&[
         "n_first",
         "n_second",

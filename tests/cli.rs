@@ -1,0 +1,349 @@
+//! End-to-end tests of the `runner` binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn runner() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_runner"))
+}
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// A fresh, empty directory under the system temp dir.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("runner-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    runner().args(args).output().expect("runner starts")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let header = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+fn binomial(n: u128, k: u128) -> u128 {
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+#[test]
+fn quick_config_writes_correct_stats() {
+    let out = scratch("quick");
+    let o = run(&[
+        "--config",
+        repo("configs/quick.toml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (header, rows) = read_csv(&out.join("stats.csv"));
+    assert_eq!(
+        header[..11],
+        [
+            "n_first",
+            "n_second",
+            "field",
+            "deals",
+            "first_wins",
+            "first_win_rate",
+            "exact_fraction",
+            "ci95_low",
+            "ci95_high",
+            "agree",
+            "disagree"
+        ]
+    );
+    assert_eq!(rows.len(), 5);
+    for row in &rows {
+        let (a, b): (u128, u128) = (row[0].parse().unwrap(), row[1].parse().unwrap());
+        let deals: u128 = row[3].parse().unwrap();
+        assert_eq!(
+            deals,
+            binomial(52, a) * binomial(52 - a, b),
+            "every physical deal is counted once"
+        );
+        assert_eq!(row[9], row[3], "all deals agree");
+        assert_eq!(row[10], "0");
+        assert_eq!(row[5], row[7]);
+        assert_eq!(row[5], row[8]);
+    }
+    let two = rows.iter().find(|r| r[0] == "2" && r[1] == "2").unwrap();
+    assert_eq!(two[6], "661/1225");
+    assert_eq!(two[5], "0.539591837");
+    let one = rows.iter().find(|r| r[0] == "1" && r[1] == "1").unwrap();
+    assert_eq!(one[6], "1/1", "with one card each the mover always wins");
+
+    // The (mu0, mu1) table adds up to the deals, and mu0 > mu1 is exactly where the first player wins.
+    let (_, mu_rows) = read_csv(&out.join("mu.csv"));
+    for row in &rows {
+        let cell: Vec<&Vec<String>> = mu_rows
+            .iter()
+            .filter(|m| m[0] == row[0] && m[1] == row[1])
+            .collect();
+        let total: u128 = cell.iter().map(|m| m[5].parse::<u128>().unwrap()).sum();
+        assert_eq!(total.to_string(), row[3]);
+        for m in cell {
+            let (mu0, mu1): (u32, u32) = (m[3].parse().unwrap(), m[4].parse().unwrap());
+            let expected_wins = if mu0 > mu1 { &m[5] } else { "0" };
+            assert_eq!(m[6], expected_wins);
+        }
+    }
+    let (_, dis) = read_csv(&out.join("disagreements.csv"));
+    assert!(dis.is_empty());
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["exit_code"], 0);
+    assert_eq!(manifest["config"]["experiment"]["name"], "quick");
+    assert!(manifest["config_hash"].as_str().unwrap().len() == 16);
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_wrong_formula_makes_the_run_fail_with_the_deals_written_out() {
+    let out = scratch("fault");
+    let o = run(&[
+        "run",
+        "--config",
+        repo("configs/quick.toml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+        "--inject-fault",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("disagreed"), "{}", stderr(&o));
+    let (_, rows) = read_csv(&out.join("stats.csv"));
+    assert!(
+        rows.iter().any(|r| r[10] != "0"),
+        "stats are still written and count the disagreements"
+    );
+    let (header, dis) = read_csv(&out.join("disagreements.csv"));
+    assert!(!dis.is_empty());
+    let mu0 = header.iter().position(|h| h == "mu0").unwrap();
+    let mu1 = header.iter().position(|h| h == "mu1").unwrap();
+    for d in &dis {
+        assert_eq!(d[mu0], d[mu1], ">= and > differ only on ties");
+    }
+    // Each written deal really is a case where >= is wrong: replay it with `solve`.
+    let d = &dis[0];
+    let first = d[3].replace(' ', ",");
+    let second = d[4].replace(' ', ",");
+    let o = run(&[
+        "solve", "--first", &first, "--second", &second, "--field", &d[2], "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["minimax_first_wins"], false);
+    assert_eq!(v["mu0"], v["mu1"]);
+}
+
+#[test]
+fn results_are_identical_for_any_thread_count() {
+    let cfg = scratch("threads-cfg").join("s.toml");
+    std::fs::write(
+        &cfg,
+        "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 7\ndeals = 40000\n[hands]\nsizes = [[5, 5], [6, 4]]\nfield = 3\n",
+    )
+    .unwrap();
+    let mut outputs = Vec::new();
+    for threads in ["1", "2", "3"] {
+        let out = scratch(&format!("threads-{threads}"));
+        let o = run(&[
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "-j",
+            threads,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let files: Vec<Vec<u8>> = ["stats.csv", "mu.csv", "disagreements.csv"]
+            .iter()
+            .map(|f| std::fs::read(out.join(f)).unwrap())
+            .collect();
+        outputs.push(files);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(outputs[0], outputs[2]);
+}
+
+#[test]
+fn sample_mode_gives_wilson_intervals_and_no_fraction() {
+    let dir = scratch("sample");
+    let cfg = dir.join("s.toml");
+    std::fs::write(&cfg, "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 1\ndeals = 20000\n[hands]\nsizes = [[2, 2]]\n").unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (_, rows) = read_csv(&out.join("stats.csv"));
+    let r = &rows[0];
+    assert_eq!(r[3], "20000");
+    assert_eq!(r[6], "", "no exact fraction when sampling");
+    let (rate, lo, hi): (f64, f64, f64) = (
+        r[5].parse().unwrap(),
+        r[7].parse().unwrap(),
+        r[8].parse().unwrap(),
+    );
+    assert!(lo < rate && rate < hi);
+    assert!(hi - lo < 0.02);
+    // The exact 2x2 rate is 661/1225; a 95% interval from 20000 deals should cover it.
+    let exact = 661.0 / 1225.0;
+    assert!(lo <= exact && exact <= hi, "[{lo}, {hi}] misses {exact}");
+}
+
+#[test]
+fn bad_configs_fail_fast_with_one_line_naming_file_and_key() {
+    let dir = scratch("bad");
+    let cases = [
+        (
+            "big.toml",
+            "[experiment]\nname = \"b\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[30, 30]]\n",
+            "[hands] sizes[0]",
+        ),
+        (
+            "ranks.toml",
+            "[experiment]\nname = \"b\"\nmode = \"exhaustive\"\n[deck]\nranks = 0\ncopies = 4\n[hands]\nsizes = [[1, 1]]\n",
+            "[deck] ranks",
+        ),
+        (
+            "neg.toml",
+            "[experiment]\nname = \"b\"\nmode = \"sample\"\nseed = -4\ndeals = 5\n[hands]\nsizes = [[1, 1]]\n",
+            "seed",
+        ),
+        (
+            "mode.toml",
+            "[experiment]\nname = \"b\"\nmode = \"guess\"\n[hands]\nsizes = [[1, 1]]\n",
+            "mode",
+        ),
+        (
+            "key.toml",
+            "[experiment]\nname = \"b\"\nmode = \"exhaustive\"\nspeed = 3\n[hands]\nsizes = [[1, 1]]\n",
+            "speed",
+        ),
+    ];
+    for (file, text, key) in cases {
+        let cfg = dir.join(file);
+        std::fs::write(&cfg, text).unwrap();
+        let out = dir.join(format!("out-{file}"));
+        let o = run(&[
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        let err = stderr(&o);
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(err.contains(file) && err.contains(key), "{file}: {err}");
+        assert!(!out.exists(), "no work started for {file}");
+    }
+    let o = run(&["--config", dir.join("missing.toml").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.toml"));
+}
+
+#[test]
+fn help_version_and_bad_flags() {
+    let o = run(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&o.stdout);
+    for word in [
+        "--config",
+        "--threads",
+        "--out",
+        "solve",
+        "run",
+        "Exit codes",
+    ] {
+        assert!(help.contains(word), "help mentions {word}");
+    }
+    let o = run(&["--version"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("runner "));
+    assert_eq!(
+        run(&["--config", "x.toml", "--threads", "0"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(run(&["--bogus"]).status.code(), Some(2));
+    assert_eq!(run(&[]).status.code(), Some(2));
+}
+
+#[test]
+fn solve_prints_both_verdicts_and_the_winning_moves() {
+    let o = run(&["solve", "--first", "1,1,3,4", "--second", "1,2,3,5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("mu0 = 3, mu1 = 2"), "{text}");
+    assert!(text.contains("minimax:  the player to move wins"), "{text}");
+    let o = run(&[
+        "solve", "--first", "1,1,3,4", "--second", "1,2,3,5", "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mu0"], 3);
+    assert_eq!(v["mu1"], 2);
+    let moves: Vec<String> = v["winning_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert!(!moves.is_empty());
+    // Every listed move must really win: after it, the opponent must lose.
+    for m in &moves {
+        let card: u32 = m.parse().unwrap();
+        let mut rest = vec![1, 1, 3, 4];
+        rest.remove(rest.iter().position(|&c| c == card).unwrap());
+        let rest: Vec<String> = rest.iter().map(|c| c.to_string()).collect();
+        let o = run(&[
+            "solve",
+            "--first",
+            "1,2,3,5",
+            "--second",
+            &rest.join(","),
+            "--field",
+            m,
+            "--json",
+        ]);
+        let after: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(after["minimax_first_wins"], false, "after playing {m}");
+    }
+    // With a field the pass is a move: here it is the only winning one
+    // (the opponent must then lead a 1, and the 2 goes out on it).
+    let o = run(&[
+        "solve", "--first", "2", "--second", "1,1", "--field", "3", "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["winning_moves"], serde_json::json!(["pass"]));
+    assert_eq!(
+        run(&["solve", "--first", "0,1", "--second", "1"])
+            .status
+            .code(),
+        Some(2)
+    );
+}

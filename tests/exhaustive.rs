@@ -1,0 +1,84 @@
+//! The compressed exhaustive run against a plain one: every per-rank deal,
+//! solved by the plain recursive solver, must give the same totals.
+
+use runner::config::Config;
+use runner::engine::{self, RunOptions, progress};
+use runner::studies::tanhinmin::deals::{Deck, PerRankDealSpace};
+use runner::studies::tanhinmin::reference::plain_mover_wins;
+use runner::studies::tanhinmin::{Tanhinmin, broken_claim, theorem};
+
+fn cards(counts: &[u8]) -> Vec<u32> {
+    let mut v = Vec::new();
+    for (r, &c) in counts.iter().enumerate() {
+        v.extend(std::iter::repeat_n(r as u32 + 1, c as usize));
+    }
+    v
+}
+
+fn config(copies: &str, ranks: u32, sizes: &str, field: u32) -> Config {
+    let text = format!(
+        "[experiment]\nname = \"t\"\nmode = \"exhaustive\"\n[deck]\nranks = {ranks}\ncopies = {copies}\n[hands]\nsizes = {sizes}\nfield = {field}\n"
+    );
+    Config::parse(&text, "test").unwrap()
+}
+
+#[test]
+fn compressed_enumeration_matches_plain_enumeration_and_plain_solver() {
+    let cases = [
+        ("4", 13, "[[2, 2], [3, 2]]", 0),
+        ("4", 13, "[[3, 3]]", 6),
+        ("[2, 3, 1, 4, 2, 2, 3]", 7, "[[3, 3], [1, 4]]", 2),
+        ("[4, 4, 4, 4, 4, 4, 2]", 7, "[[2, 3]]", 7),
+    ];
+    for (copies, ranks, sizes, field) in cases {
+        let cfg = config(copies, ranks, sizes, field);
+        let study = Tanhinmin::new(&cfg, 2, theorem);
+        let chunks = engine::plan(&study);
+        let opts = RunOptions {
+            threads: 2,
+            progress: progress::Mode::Quiet,
+        };
+        let results = engine::run(&study, &chunks, &opts).unwrap();
+        let deck = Deck {
+            copies: cfg.copies(),
+        };
+        for (cell, &[a, b]) in cfg.hands.sizes.iter().enumerate() {
+            let space = PerRankDealSpace::new(&deck, a, b).unwrap();
+            let (mut deals, mut wins) = (0u128, 0u128);
+            space.for_each_in_range(0, space.len(), |d| {
+                deals += d.weight;
+                if plain_mover_wins(
+                    &cards(&d.first[..ranks as usize]),
+                    &cards(&d.second[..ranks as usize]),
+                    field,
+                ) {
+                    wins += d.weight;
+                }
+            });
+            let got = &results[cell].counts;
+            assert_eq!(got.deals, deals, "{copies} {a}x{b} field {field}");
+            assert_eq!(got.first_wins, wins, "{copies} {a}x{b} field {field}");
+            assert_eq!(got.disagree, 0);
+        }
+    }
+}
+
+#[test]
+fn a_broken_claim_is_counted_as_disagreement() {
+    let cfg = config("4", 13, "[[3, 3]]", 0);
+    let study = Tanhinmin::new(&cfg, 1, broken_claim);
+    let chunks = engine::plan(&study);
+    let opts = RunOptions {
+        threads: 1,
+        progress: progress::Mode::Quiet,
+    };
+    let results = engine::run(&study, &chunks, &opts).unwrap();
+    let c = &results[0].counts;
+    assert!(c.disagree > 0);
+    assert_eq!(c.agree + c.disagree, c.deals);
+    assert!(
+        c.disagreements
+            .iter()
+            .all(|d| d.mu0 == d.mu1 && !d.minimax && d.formula)
+    );
+}

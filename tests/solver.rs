@@ -1,0 +1,144 @@
+//! The fast solver against its plain twins, and the theorem against both.
+
+use proptest::prelude::*;
+use rand_xoshiro::rand_core::Rng;
+use runner::studies::tanhinmin::deals::chunk_rng;
+use runner::studies::tanhinmin::formula::{mover_wins_sorted, mu_pair_sorted};
+use runner::studies::tanhinmin::reference::{
+    CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
+};
+use runner::studies::tanhinmin::solver::{Position, Solver};
+
+fn hand(max_len: usize, top: u32) -> impl Strategy<Value = Vec<u32>> {
+    prop::collection::vec(1..=top, 1..=max_len).prop_map(|mut v| {
+        v.sort();
+        v
+    })
+}
+
+fn fast(x: &[u32], y: &[u32], r: u32, solver: &mut Solver) -> bool {
+    let mut p = Position::from_cards(x, y, r);
+    p.ranks = p.ranks.max(r as usize);
+    p.field = r as usize;
+    solver.mover_wins(&p)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn memoized_minimax_equals_plain_recursion(x in hand(6, 9), y in hand(6, 9), r in 0u32..10) {
+        let mut solver = Solver::new(1 << 20);
+        prop_assert_eq!(fast(&x, &y, r, &mut solver), plain_mover_wins(&x, &y, r));
+    }
+
+    #[test]
+    fn theorem_holds_on_small_positions(x in hand(6, 9), y in hand(6, 9), r in 0u32..10) {
+        prop_assert_eq!(mover_wins_sorted(&x, &y, r), plain_mover_wins(&x, &y, r));
+    }
+
+    #[test]
+    fn naive_baseline_equals_plain_recursion(x in hand(5, 7), y in hand(5, 7), r in 0u32..8) {
+        prop_assert_eq!(NaiveSolver::new().solve_deal(&x, &y, r), plain_mover_wins(&x, &y, r));
+    }
+}
+
+/// One memo shared by thousands of positions, as in a run: a wrong canonical
+/// key that merges two different games would show up here.
+#[test]
+fn memo_shared_across_many_positions_stays_exact() {
+    let mut solver = Solver::new(1 << 24);
+    let mut rng = chunk_rng(99, 0);
+    let mut draw = |n: usize, top: u32| {
+        let mut v: Vec<u32> = (0..n).map(|_| (rng.next_u32() % top) + 1).collect();
+        v.sort();
+        v
+    };
+    for i in 0..20_000 {
+        let top = 3 + (i % 9) as u32;
+        let x = draw(1 + i % 7, top);
+        let y = draw(1 + (i / 7) % 7, top);
+        let r = (i as u32 * 7) % (top + 1);
+        assert_eq!(
+            fast(&x, &y, r, &mut solver),
+            plain_mover_wins(&x, &y, r),
+            "x={x:?} y={y:?} r={r}"
+        );
+    }
+    assert!(solver.memo_len() > 1000, "the memo was exercised");
+}
+
+/// A memo too small to hold a deal's positions is cleared mid-search; the
+/// verdicts must not change.
+#[test]
+fn tiny_memo_that_keeps_clearing_gives_the_same_verdicts() {
+    let mut tiny = Solver::new(0);
+    let mut rng = chunk_rng(5, 5);
+    let mut cleared = false;
+    for _ in 0..300 {
+        let mut x: Vec<u32> = (0..8).map(|_| rng.next_u32() % 13 + 1).collect();
+        let mut y: Vec<u32> = (0..8).map(|_| rng.next_u32() % 13 + 1).collect();
+        x.sort();
+        y.sort();
+        assert_eq!(fast(&x, &y, 0, &mut tiny), mover_wins_sorted(&x, &y, 0));
+        cleared |= tiny.memo_clears > 0;
+    }
+    assert!(cleared, "the memo reached its capacity at least once");
+}
+
+#[test]
+fn worked_example() {
+    let (x, y) = ([1, 1, 3, 4], [1, 2, 3, 5]);
+    assert_eq!(mu_pair_sorted(&x, &y, 0), (3, 2));
+    assert!(plain_mover_wins(&x, &y, 0));
+    assert!(fast(&x, &y, 0, &mut Solver::new(1 << 20)));
+}
+
+/// The Coq rules allow a pass on an empty field. Under the inductive
+/// (least fixpoint) reading that pass never creates a win, so both rule sets
+/// have the same winner, and the Coq rules never leave a position undecided.
+#[test]
+fn empty_field_pass_never_changes_the_outcome() {
+    let mut rng = chunk_rng(17, 0);
+    let mut checked = 0;
+    for i in 0..1500 {
+        let top = 2 + (i % 6) as u32;
+        let nx = 1 + (rng.next_u32() % 4) as usize;
+        let ny = 1 + (rng.next_u32() % 4) as usize;
+        let mut x: Vec<u32> = (0..nx).map(|_| rng.next_u32() % top + 1).collect();
+        let mut y: Vec<u32> = (0..ny).map(|_| rng.next_u32() % top + 1).collect();
+        x.sort();
+        y.sort();
+        let r = rng.next_u32() % (top + 1);
+        let coq = coq_rules_outcome(&x, &y, r);
+        let plain = plain_mover_wins(&x, &y, r);
+        let expected = if plain {
+            CoqOutcome::Win
+        } else {
+            CoqOutcome::Lose
+        };
+        assert_eq!(coq, expected, "x={x:?} y={y:?} r={r}");
+        checked += 1;
+    }
+    assert_eq!(checked, 1500);
+}
+
+/// The check must be able to fail: `>=` in place of `>` is wrong, and the
+/// solver must say so on some small position.
+#[test]
+fn a_wrong_formula_is_caught_by_the_solver() {
+    let mut solver = Solver::new(1 << 20);
+    let mut found = 0;
+    let mut rng = chunk_rng(3, 3);
+    for _ in 0..2000 {
+        let mut x: Vec<u32> = (0..3).map(|_| rng.next_u32() % 6 + 1).collect();
+        let mut y: Vec<u32> = (0..3).map(|_| rng.next_u32() % 6 + 1).collect();
+        x.sort();
+        y.sort();
+        let (mu0, mu1) = mu_pair_sorted(&x, &y, 0);
+        if (mu0 >= mu1) != fast(&x, &y, 0, &mut solver) {
+            found += 1;
+        }
+    }
+    assert!(found > 0, "a broken formula went unnoticed");
+}
