@@ -101,6 +101,9 @@ pub struct SolverConfig {
     /// Memory budget for the minimax memo, in MiB, shared by all threads.
     #[serde(default = "default_memo_mb")]
     pub memo_mb: u64,
+    /// Which move the minimax tries first; never changes a verdict.
+    #[serde(default)]
+    pub order: crate::studies::tanhinmin::solver::MoveOrder,
 }
 
 fn default_memo_mb() -> u64 {
@@ -111,6 +114,7 @@ impl Default for SolverConfig {
     fn default() -> Self {
         SolverConfig {
             memo_mb: default_memo_mb(),
+            order: Default::default(),
         }
     }
 }

@@ -7,7 +7,7 @@ use runner::studies::tanhinmin::formula::{mover_wins_sorted, mu_pair_sorted};
 use runner::studies::tanhinmin::reference::{
     CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
 };
-use runner::studies::tanhinmin::solver::{Position, Solver};
+use runner::studies::tanhinmin::solver::{MoveOrder, Position, Solver, strategy_move};
 
 fn hand(max_len: usize, top: u32) -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(1..=top, 1..=max_len).prop_map(|mut v| {
@@ -30,6 +30,28 @@ proptest! {
     fn memoized_minimax_equals_plain_recursion(x in hand(6, 9), y in hand(6, 9), r in 0u32..10) {
         let mut solver = Solver::new(1 << 20);
         prop_assert_eq!(fast(&x, &y, r, &mut solver), plain_mover_wins(&x, &y, r));
+    }
+
+    #[test]
+    fn move_order_never_changes_a_verdict(x in hand(7, 9), y in hand(7, 9), r in 0u32..10) {
+        let mut plain = Solver::with_order(1 << 20, MoveOrder::WeakestFirst);
+        let mut proof = Solver::with_order(1 << 20, MoveOrder::ProofStrategy);
+        prop_assert_eq!(fast(&x, &y, r, &mut plain), fast(&x, &y, r, &mut proof));
+    }
+
+    /// The proof's strategy move, where it names one, really wins.
+    #[test]
+    fn proof_strategy_move_wins(x in hand(6, 8), y in hand(6, 8), r in 0u32..9) {
+        let p = Position::from_cards(&x, &y, r);
+        let mut p = p;
+        p.ranks = p.ranks.max(r as usize);
+        p.field = r as usize;
+        if let Some(i) = strategy_move(&p.mover[..p.ranks], &p.other[..p.ranks], p.field) {
+            let card = i as u32 + 1;
+            let mut rest = x.clone();
+            rest.remove(rest.iter().position(|&c| c == card).unwrap());
+            prop_assert!(!plain_mover_wins(&y, &rest, card), "playing {} from {:?} vs {:?} r={}", card, x, y, r);
+        }
     }
 
     #[test]

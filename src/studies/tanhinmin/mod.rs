@@ -46,6 +46,7 @@ pub struct Tanhinmin {
     pub field: u32,
     pub deals_per_cell: u64,
     pub memo_bytes_per_worker: usize,
+    pub order: solver::MoveOrder,
     pub claim: Claim,
     spaces: Vec<Option<DealSpace>>,
 }
@@ -73,6 +74,7 @@ impl Tanhinmin {
             field: config.hands.field,
             deals_per_cell: config.experiment.deals.unwrap_or(0),
             memo_bytes_per_worker: (config.solver.memo_mb as usize * (1 << 20)) / threads.max(1),
+            order: config.solver.order,
             claim,
             spaces,
         }
@@ -172,7 +174,7 @@ impl Study for Tanhinmin {
 
     fn new_worker(&self) -> Worker {
         Worker {
-            solver: Solver::new(self.memo_bytes_per_worker),
+            solver: Solver::with_order(self.memo_bytes_per_worker, self.order),
         }
     }
 

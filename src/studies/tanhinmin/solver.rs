@@ -108,25 +108,101 @@ pub const MAX_CARDS: usize = 60;
 /// byte and load-factor slack, for sizing the memo from a memory budget.
 pub const MEMO_ENTRY_BYTES: usize = 40;
 
+/// Which move the search tries first. Only speed depends on it: every move
+/// is still searched until one wins, so the verdict is the same either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveOrder {
+    /// Weakest playable card first, pass last.
+    #[default]
+    WeakestFirst,
+    /// The Coq proof's winning move first (seed 000, Tanhinmin.v), then
+    /// weakest first. In a won position the first try then wins at once.
+    ProofStrategy,
+}
+
+/// μ(A, B) on count slices, with `b_below` extra B cards under every rank.
+#[inline]
+fn mu(a: &[u8], b: &[u8], b_below: u32) -> u32 {
+    super::formula::mu_counts(a, b, b_below)
+}
+
+/// The winning move that the Coq proof constructs when μ0 > μ1, as a rank
+/// index to play; `None` when the proof's test says the position is lost or
+/// the move is a pass (then the plain order is used).
+pub fn strategy_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
+    let ranks = mover.len();
+    let low = mover.iter().position(|&c| c > 0)?;
+    let playable = (field..ranks).find(|&i| mover[i] > 0)?;
+    // The theorem's test, on local copies: X- and Y- + {r}.
+    let mut x_minus = [0u8; MAX_RANKS];
+    let mut y_minus = [0u8; MAX_RANKS];
+    x_minus[..ranks].copy_from_slice(mover);
+    y_minus[..ranks].copy_from_slice(other);
+    x_minus[low] -= 1;
+    let mut below = 0;
+    if let Some(ylow) = other.iter().position(|&c| c > 0) {
+        y_minus[ylow] -= 1;
+    }
+    if field == 0 {
+        below = 1;
+    } else if field <= ranks {
+        y_minus[field - 1] += 1;
+    }
+    let mu0 = mu(mover, &y_minus[..ranks], below);
+    let mu1 = mu(other, &x_minus[..ranks], 0);
+    if mu0 <= mu1 {
+        return None;
+    }
+    if low < field {
+        // Some card cannot be played: play the weakest that can.
+        return Some(playable);
+    }
+    let second = if mover[low] >= 2 {
+        low
+    } else {
+        (low + 1..ranks).find(|&i| mover[i] > 0)?
+    };
+    let mut x_minus_second = [0u8; MAX_RANKS];
+    x_minus_second[..ranks].copy_from_slice(mover);
+    x_minus_second[second] -= 1;
+    if mu1 == mu(other, &x_minus_second[..ranks], 0) {
+        Some(low)
+    } else {
+        Some(second)
+    }
+}
+
 /// Memoized minimax solver. The memo is kept across deals, since most
 /// positions recur under the canonical key; when it reaches its capacity it is
 /// cleared, which costs time but never changes a verdict.
 pub struct Solver {
     memo: HashMap<u128, bool>,
+    order: MoveOrder,
     capacity: usize,
     /// Positions expanded by search (memo misses), for the run report.
     pub positions: u64,
     /// Times the memo was cleared for reaching its capacity.
     pub memo_clears: u64,
+    /// Positions where a preferred first move was tried, and where it won.
+    pub preferred_tries: u64,
+    pub preferred_wins: u64,
 }
 
 impl Solver {
     pub fn new(memo_bytes: usize) -> Self {
+        Self::with_order(memo_bytes, MoveOrder::default())
+    }
+
+    pub fn with_order(memo_bytes: usize, order: MoveOrder) -> Self {
         Solver {
             memo: HashMap::new(),
+            order,
             capacity: (memo_bytes / MEMO_ENTRY_BYTES).max(1024),
             positions: 0,
             memo_clears: 0,
+            preferred_tries: 0,
+            preferred_wins: 0,
         }
     }
 
@@ -201,19 +277,32 @@ impl Solver {
             return v;
         }
         self.positions += 1;
+        let preferred = match self.order {
+            MoveOrder::WeakestFirst => None,
+            MoveOrder::ProofStrategy => strategy_move(&mover[..ranks], &other[..ranks], field),
+        };
         let mut win = false;
-        // Weakest card first: it was the best order in early experiments.
-        for i in field..ranks {
-            if mover[i] == 0 {
-                continue;
-            }
+        if let Some(i) = preferred {
             mover[i] -= 1;
-            let opponent_wins = self.search(other, mover, n_other, n_mover - 1, ranks, i + 1);
+            win = !self.search(other, mover, n_other, n_mover - 1, ranks, i + 1);
             mover[i] += 1;
-            if !opponent_wins {
-                win = true;
-                break;
+            self.preferred_tries += 1;
+            self.preferred_wins += win as u64;
+        }
+        // Then weakest card first: it was the best plain order in early experiments.
+        let mut i = field;
+        while !win && i < ranks {
+            let skip = mover[i] == 0
+                || Some(i) == preferred
+                // Within a run of the mover's cards with no opponent card
+                // between, every card leads to the same canonical position.
+                || (i > field && other[i] == 0 && other[i - 1] == 0 && mover[i - 1] > 0);
+            if !skip {
+                mover[i] -= 1;
+                win = !self.search(other, mover, n_other, n_mover - 1, ranks, i + 1);
+                mover[i] += 1;
             }
+            i += 1;
         }
         if !win && field > 0 {
             win = !self.search(other, mover, n_other, n_mover, ranks, 0);
