@@ -3,6 +3,7 @@
 
 pub mod deals;
 pub mod formula;
+pub mod memo;
 pub mod outputs;
 pub mod reference;
 pub mod solver;
@@ -45,6 +46,9 @@ pub struct Tanhinmin {
     pub cells: Vec<[u32; 2]>,
     pub field: u32,
     pub deals_per_cell: u64,
+    /// One memo for all threads; positions too large for it use a private
+    /// memo per worker of `memo_bytes_per_worker`.
+    pub shared_memo: std::sync::Arc<memo::SharedMemo>,
     pub memo_bytes_per_worker: usize,
     pub order: solver::MoveOrder,
     pub claim: Claim,
@@ -57,6 +61,15 @@ impl Tanhinmin {
             copies: config.copies(),
         };
         let cells = config.hands.sizes.clone();
+        // Keys of up to 28 cards fit the shared table; larger cells need
+        // private memos too, and the budget is split between the two.
+        let memo_bytes = config.solver.memo_mb as usize * (1 << 20);
+        let needs_local = cells.iter().any(|&[a, b]| a + b > 28);
+        let shared_bytes = if needs_local {
+            memo_bytes / 2
+        } else {
+            memo_bytes
+        };
         let spaces = cells
             .iter()
             .map(|&[a, b]| match config.experiment.mode {
@@ -73,7 +86,12 @@ impl Tanhinmin {
             cells,
             field: config.hands.field,
             deals_per_cell: config.experiment.deals.unwrap_or(0),
-            memo_bytes_per_worker: (config.solver.memo_mb as usize * (1 << 20)) / threads.max(1),
+            shared_memo: std::sync::Arc::new(memo::SharedMemo::with_bytes(shared_bytes)),
+            memo_bytes_per_worker: if needs_local {
+                (memo_bytes - shared_bytes) / threads.max(1)
+            } else {
+                0
+            },
             order: config.solver.order,
             claim,
             spaces,
@@ -174,7 +192,11 @@ impl Study for Tanhinmin {
 
     fn new_worker(&self) -> Worker {
         Worker {
-            solver: Solver::with_order(self.memo_bytes_per_worker, self.order),
+            solver: Solver::with_shared(
+                self.shared_memo.clone(),
+                self.memo_bytes_per_worker,
+                self.order,
+            ),
         }
     }
 

@@ -12,7 +12,9 @@
 //! different deals that are the same game share one memo entry.
 
 use super::MAX_RANKS;
+use super::memo::{MAX_KEY, SharedMemo};
 use hashbrown::HashMap;
+use std::sync::Arc;
 
 /// Hands as counts per rank; rank index `i` has strength `i + 1`.
 pub type Counts = [u8; MAX_RANKS];
@@ -177,6 +179,10 @@ pub fn strategy_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> 
 /// positions recur under the canonical key; when it reaches its capacity it is
 /// cleared, which costs time but never changes a verdict.
 pub struct Solver {
+    /// The table shared by all threads, for keys that fit in 63 bits
+    /// (positions of up to 28 cards).
+    shared: Option<Arc<SharedMemo>>,
+    /// This solver's own memo, for larger keys or when nothing is shared.
     memo: HashMap<u128, bool>,
     order: MoveOrder,
     capacity: usize,
@@ -194,8 +200,17 @@ impl Solver {
         Self::with_order(memo_bytes, MoveOrder::default())
     }
 
+    /// A solver over a memo shared with other threads; keys too long for it
+    /// go to a private memo of `local_bytes`.
+    pub fn with_shared(shared: Arc<SharedMemo>, local_bytes: usize, order: MoveOrder) -> Self {
+        let mut s = Self::with_order(local_bytes, order);
+        s.shared = Some(shared);
+        s
+    }
+
     pub fn with_order(memo_bytes: usize, order: MoveOrder) -> Self {
         Solver {
+            shared: None,
             memo: HashMap::new(),
             order,
             capacity: (memo_bytes / MEMO_ENTRY_BYTES).max(1024),
@@ -273,7 +288,7 @@ impl Solver {
             return true;
         }
         let key = canonical_key(&mover[..ranks], &other[..ranks], field);
-        if let Some(&v) = self.memo.get(&key) {
+        if let Some(v) = self.lookup(key) {
             return v;
         }
         self.positions += 1;
@@ -307,11 +322,29 @@ impl Solver {
         if !win && field > 0 {
             win = !self.search(other, mover, n_other, n_mover, ranks, 0);
         }
-        if self.memo.len() >= self.capacity {
-            self.memo.clear();
-            self.memo_clears += 1;
-        }
-        self.memo.insert(key, win);
+        self.store(key, win);
         win
+    }
+
+    #[inline]
+    fn lookup(&self, key: u128) -> Option<bool> {
+        match &self.shared {
+            Some(shared) if key <= MAX_KEY as u128 => shared.get(key as u64),
+            _ => self.memo.get(&key).copied(),
+        }
+    }
+
+    #[inline]
+    fn store(&mut self, key: u128, win: bool) {
+        match &self.shared {
+            Some(shared) if key <= MAX_KEY as u128 => shared.insert(key as u64, win),
+            _ => {
+                if self.memo.len() >= self.capacity {
+                    self.memo.clear();
+                    self.memo_clears += 1;
+                }
+                self.memo.insert(key, win);
+            }
+        }
     }
 }

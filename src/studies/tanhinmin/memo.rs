@@ -1,0 +1,169 @@
+//! A bounded, lock-free memo shared by all threads.
+//!
+//! Thread-local memos lose at two threads (each thread re-solves what the
+//! other knows), and a lock around a hash map serialises the search. Here every
+//! entry is one atomic u64 holding the full canonical key and the verdict, so
+//! a lookup can never return another position's verdict (no false hits), and a
+//! racing writer can at worst overwrite an entry, which only costs time.
+//!
+//! Entries live in buckets of eight, one cache line each. A full bucket
+//! replaces its entry with the fewest cards: those are the cheapest to solve
+//! again. Memory is fixed at creation, and pages nobody touched cost nothing.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+const SLOTS: usize = 8;
+const BUCKET_BYTES: usize = SLOTS * 8;
+
+/// Largest key the table can hold: one bit is kept for the verdict.
+pub const MAX_KEY: u64 = (1 << 63) - 1;
+
+pub struct SharedMemo {
+    slots: Box<[AtomicU64]>,
+    /// First slot of the first bucket, chosen so buckets sit on cache lines.
+    base: usize,
+    buckets: usize,
+}
+
+impl SharedMemo {
+    /// A table of at most `bytes` bytes (rounded down to a power of two
+    /// buckets, at least one).
+    pub fn with_bytes(bytes: usize) -> Self {
+        let wanted = (bytes / BUCKET_BYTES).max(1);
+        let count = if wanted.is_power_of_two() {
+            wanted
+        } else {
+            wanted.next_power_of_two() / 2
+        };
+        // All-zero is a valid empty table. A zeroed allocation with the
+        // default alignment comes from calloc, which maps fresh zero pages
+        // lazily: untouched pages are never resident and nothing is cleared
+        // up front. (Asking for 64-byte alignment would make the allocator
+        // memset the whole table, so buckets are aligned by an offset.)
+        let slots =
+            unsafe { Box::<[AtomicU64]>::new_zeroed_slice(count * SLOTS + SLOTS).assume_init() };
+        let misalign = (slots.as_ptr() as usize) % BUCKET_BYTES;
+        let base = ((BUCKET_BYTES - misalign) % BUCKET_BYTES) / 8;
+        SharedMemo {
+            slots,
+            base,
+            buckets: count,
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.buckets * BUCKET_BYTES
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> &[AtomicU64] {
+        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let start = self.base + ((h >> 20) as usize & (self.buckets - 1)) * SLOTS;
+        &self.slots[start..start + SLOTS]
+    }
+
+    /// The stored verdict for `key` (a canonical key, nonzero, <= MAX_KEY).
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<bool> {
+        debug_assert!(key != 0 && key <= MAX_KEY);
+        for slot in self.bucket(key) {
+            let e = slot.load(Ordering::Relaxed);
+            if e >> 1 == key {
+                return Some(e & 1 == 1);
+            }
+            if e == 0 {
+                return None;
+            }
+        }
+        None
+    }
+
+    #[inline]
+    pub fn insert(&self, key: u64, value: bool) {
+        debug_assert!(key != 0 && key <= MAX_KEY);
+        let entry = (key << 1) | value as u64;
+        let bucket = self.bucket(key);
+        let mut victim = 0;
+        let mut victim_len = u32::MAX;
+        for (i, slot) in bucket.iter().enumerate() {
+            let e = slot.load(Ordering::Relaxed);
+            if e == 0 || e >> 1 == key {
+                slot.store(entry, Ordering::Relaxed);
+                return;
+            }
+            // Keys carry a leading 1 bit, so a longer key has more cards.
+            let len = 64 - e.leading_zeros();
+            if len < victim_len {
+                victim = i;
+                victim_len = len;
+            }
+        }
+        bucket[victim].store(entry, Ordering::Relaxed);
+    }
+
+    /// Entries in use, by scanning (for reports and tests, not hot paths).
+    pub fn len(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| s.load(Ordering::Relaxed) != 0)
+            .count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn never_returns_a_wrong_verdict_even_when_overfull() {
+        let memo = SharedMemo::with_bytes(64 * 16);
+        let mut truth = HashMap::new();
+        let mut x: u64 = 12345;
+        for i in 0..10_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let key = (x >> 2) | 1;
+            let v = (x >> 40) & 1 == 1;
+            memo.insert(key, v);
+            truth.insert(key, v);
+            if i % 7 == 0 {
+                for (&k, &tv) in truth.iter().take(50) {
+                    if let Some(got) = memo.get(k) {
+                        assert_eq!(got, tv);
+                    }
+                }
+            }
+        }
+        assert!(memo.len() <= 16 * SLOTS);
+        assert_eq!(memo.bytes(), 64 * 16);
+    }
+
+    #[test]
+    fn keeps_what_fits() {
+        let memo = SharedMemo::with_bytes(1 << 20);
+        for k in 1..1000u64 {
+            memo.insert(k * 977, k % 3 == 0);
+        }
+        for k in 1..1000u64 {
+            assert_eq!(memo.get(k * 977), Some(k % 3 == 0));
+        }
+        assert_eq!(memo.get(5), None);
+    }
+
+    #[test]
+    fn prefers_to_evict_small_positions() {
+        let memo = SharedMemo::with_bytes(64);
+        let big = (1u64 << 60) | 7;
+        memo.insert(big, true);
+        for k in 1..100u64 {
+            memo.insert(k, false);
+        }
+        assert_eq!(memo.get(big), Some(true));
+    }
+}
