@@ -6,9 +6,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use rand_xoshiro::rand_core::Rng;
 use runner::studies::tanhinmin::deals::{Deal, Dealer, Deck, chunk_rng};
 use runner::studies::tanhinmin::formula::{mu_pair_counts, mu_sorted};
+use runner::studies::tanhinmin::memo::SharedMemo;
 use runner::studies::tanhinmin::reference::NaiveSolver;
-use runner::studies::tanhinmin::solver::{Position, Solver};
+use runner::studies::tanhinmin::solver::{MoveOrder, Position, Solver};
 use std::hint::black_box;
+use std::sync::Arc;
 
 fn deals(n: usize, size: usize) -> Vec<Deal> {
     let deck = Deck {

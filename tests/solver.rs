@@ -4,10 +4,12 @@ use proptest::prelude::*;
 use rand_xoshiro::rand_core::Rng;
 use runner::studies::tanhinmin::deals::chunk_rng;
 use runner::studies::tanhinmin::formula::{mover_wins_sorted, mu_pair_sorted};
+use runner::studies::tanhinmin::memo::SharedMemo;
 use runner::studies::tanhinmin::reference::{
     CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
 };
 use runner::studies::tanhinmin::solver::{MoveOrder, Position, Solver, strategy_move};
+use std::sync::Arc;
 
 fn hand(max_len: usize, top: u32) -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(1..=top, 1..=max_len).prop_map(|mut v| {
@@ -36,7 +38,10 @@ proptest! {
     fn move_order_never_changes_a_verdict(x in hand(7, 9), y in hand(7, 9), r in 0u32..10) {
         let mut plain = Solver::with_order(1 << 20, MoveOrder::WeakestFirst);
         let mut proof = Solver::with_order(1 << 20, MoveOrder::ProofStrategy);
-        prop_assert_eq!(fast(&x, &y, r, &mut plain), fast(&x, &y, r, &mut proof));
+        let mut replies = Solver::with_order(1 << 20, MoveOrder::FewestReplies);
+        let expected = fast(&x, &y, r, &mut plain);
+        prop_assert_eq!(expected, fast(&x, &y, r, &mut proof));
+        prop_assert_eq!(expected, fast(&x, &y, r, &mut replies));
     }
 
     /// The proof's strategy move, where it names one, really wins.
@@ -163,4 +168,44 @@ fn a_wrong_formula_is_caught_by_the_solver() {
         }
     }
     assert!(found > 0, "a broken formula went unnoticed");
+}
+
+/// Two threads racing on one small shared table, which keeps evicting: every
+/// verdict must still be exact, in every move order.
+#[test]
+fn shared_memo_under_eviction_and_races_stays_exact() {
+    for order in [
+        MoveOrder::WeakestFirst,
+        MoveOrder::ProofStrategy,
+        MoveOrder::FewestReplies,
+    ] {
+        let memo = Arc::new(SharedMemo::with_bytes(64 * 64));
+        let handles: Vec<_> = (0..2)
+            .map(|t| {
+                let memo = memo.clone();
+                std::thread::spawn(move || {
+                    let mut solver = Solver::with_shared(memo, 1 << 20, order);
+                    let mut rng = chunk_rng(11, t);
+                    for _ in 0..3000 {
+                        let n = 1 + (rng.next_u32() % 7) as usize;
+                        let m = 1 + (rng.next_u32() % 7) as usize;
+                        let mut x: Vec<u32> = (0..n).map(|_| rng.next_u32() % 8 + 1).collect();
+                        let mut y: Vec<u32> = (0..m).map(|_| rng.next_u32() % 8 + 1).collect();
+                        x.sort();
+                        y.sort();
+                        let r = rng.next_u32() % 9;
+                        assert_eq!(
+                            fast(&x, &y, r, &mut solver),
+                            plain_mover_wins(&x, &y, r),
+                            "x={x:?} y={y:?} r={r}"
+                        );
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert!(!memo.is_empty());
+    }
 }

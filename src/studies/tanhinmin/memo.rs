@@ -42,6 +42,7 @@ impl SharedMemo {
         // memset the whole table, so buckets are aligned by an offset.)
         let slots =
             unsafe { Box::<[AtomicU64]>::new_zeroed_slice(count * SLOTS + SLOTS).assume_init() };
+        advise_huge_pages(&slots);
         let misalign = (slots.as_ptr() as usize) % BUCKET_BYTES;
         let base = ((BUCKET_BYTES - misalign) % BUCKET_BYTES) / 8;
         SharedMemo {
@@ -112,6 +113,30 @@ impl SharedMemo {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// Asks Linux to back the table with 2 MiB pages. Lookups land on random
+/// pages, so with 4 KiB pages nearly every one also misses the TLB; measured
+/// on 13-card deals, a 4 GiB table ran 3x slower than a 256 MiB one without
+/// this. Only a hint: where it is refused nothing changes but speed.
+fn advise_huge_pages(slots: &[AtomicU64]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = slots.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(slots);
+        let aligned = start.div_ceil(HUGE) * HUGE;
+        if end > aligned + HUGE {
+            let len = (end - aligned) / HUGE * HUGE;
+            // SAFETY: the range lies inside memory this table owns, and
+            // MADV_HUGEPAGE changes no contents, only how pages are backed.
+            unsafe {
+                libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = slots;
 }
 
 #[cfg(test)]

@@ -61,16 +61,7 @@ impl Tanhinmin {
             copies: config.copies(),
         };
         let cells = config.hands.sizes.clone();
-        // Keys of up to 28 cards fit the shared table; larger cells need
-        // private memos too, and the budget is split between the two.
-        let memo_bytes = config.solver.memo_mb as usize * (1 << 20);
-        let needs_local = cells.iter().any(|&[a, b]| a + b > 28);
-        let shared_bytes = if needs_local {
-            memo_bytes / 2
-        } else {
-            memo_bytes
-        };
-        let spaces = cells
+        let spaces: Vec<Option<DealSpace>> = cells
             .iter()
             .map(|&[a, b]| match config.experiment.mode {
                 Mode::Exhaustive => Some(
@@ -79,6 +70,29 @@ impl Tanhinmin {
                 Mode::Sample => None,
             })
             .collect();
+        // Keys of up to 28 cards fit the shared table; larger cells need
+        // private memos too, and the budget is split between the two.
+        // A small run cannot fill a large memo, and touching a large table
+        // sparsely still costs its pages, so the budget is capped by a rough
+        // need: 16 bytes times 2^(cards / 2) per instance (measured positions
+        // per deal grow about that fast), never below 16 MiB.
+        let need: usize = cells
+            .iter()
+            .zip(&spaces)
+            .map(|(&[a, b], s)| {
+                let n = s
+                    .as_ref()
+                    .map_or(config.experiment.deals.unwrap_or(0), |s| s.len());
+                (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40))
+            })
+            .fold(0usize, |acc, x| acc.saturating_add(x));
+        let memo_bytes = (config.solver.memo_mb as usize * (1 << 20)).min(need.max(16 << 20));
+        let needs_local = cells.iter().any(|&[a, b]| a + b > 28);
+        let shared_bytes = if needs_local {
+            memo_bytes / 2
+        } else {
+            memo_bytes
+        };
         Tanhinmin {
             mode: config.experiment.mode,
             seed: config.experiment.seed,

@@ -121,6 +121,46 @@ pub enum MoveOrder {
     /// The Coq proof's winning move first (seed 000, Tanhinmin.v), then
     /// weakest first. In a won position the first try then wins at once.
     ProofStrategy,
+    /// Among the moves after which the μ test says the opponent loses, the
+    /// one that leaves the opponent the fewest replies; then weakest first.
+    /// Small refutation trees make small proofs.
+    FewestReplies,
+}
+
+/// Positions with at most this many cards in all skip the memo.
+pub const SMALL_POSITION_CARDS: u32 = 4;
+
+/// A preferred move that is the pass.
+pub const PASS: usize = usize::MAX;
+
+/// The move for [`MoveOrder::FewestReplies`]: a rank index, [`PASS`], or
+/// `None` when the μ test names no winning move.
+pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
+    let ranks = mover.len();
+    let mut rest = [0u8; MAX_RANKS];
+    rest[..ranks].copy_from_slice(mover);
+    let mut best: Option<(u32, usize)> = None;
+    // Opponent cards above each rank, counted once from the top.
+    let mut above = [0u32; MAX_RANKS + 1];
+    for i in (0..ranks).rev() {
+        above[i] = above[i + 1] + (other[i] > 0) as u32;
+    }
+    for i in field..ranks {
+        if mover[i] == 0 {
+            continue;
+        }
+        rest[i] -= 1;
+        let opponent_wins = super::formula::mover_wins_counts(other, &rest[..ranks], i + 1);
+        rest[i] += 1;
+        let replies = above[i + 1];
+        if !opponent_wins && best.is_none_or(|(r, _)| replies < r) {
+            best = Some((replies, i));
+        }
+    }
+    if best.is_none() && field > 0 && !super::formula::mover_wins_counts(other, mover, 0) {
+        return Some(PASS);
+    }
+    best.map(|(_, i)| i)
 }
 
 /// μ(A, B) on count slices, with `b_below` extra B cards under every rank.
@@ -287,20 +327,35 @@ impl Solver {
         if n_mover == 1 && mover[field..ranks].iter().any(|&c| c > 0) {
             return true;
         }
-        let key = canonical_key(&mover[..ranks], &other[..ranks], field);
-        if let Some(v) = self.lookup(key) {
-            return v;
-        }
+        // Small positions are re-solved rather than looked up: their subtrees
+        // cost less than the cache miss of a memo probe.
+        let memoize = n_mover + n_other > SMALL_POSITION_CARDS;
+        let key = if memoize {
+            let key = canonical_key(&mover[..ranks], &other[..ranks], field);
+            if let Some(v) = self.lookup(key) {
+                return v;
+            }
+            key
+        } else {
+            0
+        };
         self.positions += 1;
         let preferred = match self.order {
             MoveOrder::WeakestFirst => None,
             MoveOrder::ProofStrategy => strategy_move(&mover[..ranks], &other[..ranks], field),
+            MoveOrder::FewestReplies => {
+                fewest_replies_move(&mover[..ranks], &other[..ranks], field)
+            }
         };
         let mut win = false;
         if let Some(i) = preferred {
-            mover[i] -= 1;
-            win = !self.search(other, mover, n_other, n_mover - 1, ranks, i + 1);
-            mover[i] += 1;
+            if i == PASS {
+                win = !self.search(other, mover, n_other, n_mover, ranks, 0);
+            } else {
+                mover[i] -= 1;
+                win = !self.search(other, mover, n_other, n_mover - 1, ranks, i + 1);
+                mover[i] += 1;
+            }
             self.preferred_tries += 1;
             self.preferred_wins += win as u64;
         }
@@ -319,10 +374,12 @@ impl Solver {
             }
             i += 1;
         }
-        if !win && field > 0 {
+        if !win && field > 0 && preferred != Some(PASS) {
             win = !self.search(other, mover, n_other, n_mover, ranks, 0);
         }
-        self.store(key, win);
+        if memoize {
+            self.store(key, win);
+        }
         win
     }
 
