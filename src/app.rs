@@ -5,17 +5,86 @@ use crate::config::Config;
 use crate::engine::progress;
 use crate::studies::{self, RunContext};
 use clap::{CommandFactory, Parser};
+use signal_hook::consts::{SIGINT, SIGTERM};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// The shard to run: count from --shards only (never from SLURM's task count,
+/// which shrinks when failed tasks are resubmitted), index from
+/// --shard-index or else $SLURM_ARRAY_TASK_ID.
+fn shard_spec(args: &RunArgs) -> Result<Option<(u64, u64)>, String> {
+    let Some(n) = args.shards else {
+        return Ok(None);
+    };
+    let index = match args.shard_index {
+        Some(i) => i,
+        None => {
+            let raw = std::env::var("SLURM_ARRAY_TASK_ID").map_err(|_| {
+                "--shards needs --shard-index, or SLURM_ARRAY_TASK_ID in the environment"
+                    .to_string()
+            })?;
+            raw.trim()
+                .parse()
+                .map_err(|_| format!("SLURM_ARRAY_TASK_ID: `{raw}` is not a shard index"))?
+        }
+    };
+    if index >= n {
+        return Err(format!("--shard-index: {index} is not below --shards {n}"));
+    }
+    Ok(Some((n, index)))
+}
+
+fn merge(args: &crate::cli::MergeArgs) -> i32 {
+    let partials = match crate::driver::read_partials(&args.dirs) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return crate::driver::merge_error_code(&e).unwrap_or(EXIT_RUNTIME);
+        }
+    };
+    let study = partials[0].1["config"]["experiment"]["study"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let Some(entry) = studies::find(&study) else {
+        eprintln!(
+            "error: {}: unknown study `{study}`",
+            partials[0].0.display()
+        );
+        return EXIT_USAGE;
+    };
+    let ctx = RunContext {
+        config_path: Default::default(),
+        out_dir: args.out.clone(),
+        threads: 1,
+        progress: progress::Mode::Quiet,
+        inject_fault: false,
+        shard: None,
+        resume: false,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    match (entry.merge)(partials, &ctx) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            crate::driver::merge_error_code(&e).unwrap_or(EXIT_RUNTIME)
+        }
+    }
+}
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_CHECK_FAILED: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_RUNTIME: i32 = 3;
+pub const EXIT_INTERRUPTED: i32 = 4;
 
 pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Solve(args)) => crate::solve::main(&args),
+        Some(Command::Merge(args)) => merge(&args),
+        Some(Command::Slurm(args)) => crate::slurm::main(&args),
         None if cli.run.config.is_some() => run(&cli.run),
         None => {
             let _ = Cli::command().print_help();
@@ -41,9 +110,33 @@ fn run(args: &RunArgs) -> i32 {
         .threads
         .map(usize::from)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let shard = match shard_spec(args) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return EXIT_USAGE;
+        }
+    };
+    let out_dir = args.out.clone().unwrap_or_else(|| match shard {
+        Some((n, i)) => config.output_dir().join(format!("shard-{i:03}-of-{n:03}")),
+        None => config.output_dir(),
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // A second signal ends the process at once; the first asks for a clean stop.
+        let _ = signal_hook::flag::register_conditional_shutdown(
+            signal,
+            EXIT_INTERRUPTED,
+            stop.clone(),
+        );
+        let _ = signal_hook::flag::register(signal, stop.clone());
+    }
     let ctx = RunContext {
         config_path: path.clone(),
-        out_dir: args.out.clone().unwrap_or_else(|| config.output_dir()),
+        out_dir,
+        shard,
+        resume: args.resume,
+        stop,
         threads,
         progress: if args.quiet {
             progress::Mode::Quiet

@@ -9,7 +9,7 @@ use std::path::PathBuf;
     name = "runner",
     version,
     about = "Checks theorems about games at scale: solves every position by exact search and by the theorem's closed form, asserts they agree, and writes statistics to CSV.",
-    after_help = "Exit codes: 0 success, 1 a check failed (minimax and formula disagree), 2 bad config or flags, 3 runtime error (I/O).\n\nExample: runner --config configs/deal8.toml",
+    after_help = "Exit codes: 0 success, 1 a check failed (minimax and formula disagree), 2 bad config, flags or shards, 3 runtime error (I/O), 4 interrupted by SIGINT/SIGTERM (checkpointed; rerun with --resume).\n\nExample: runner --config configs/deal8.toml",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -25,6 +25,48 @@ pub enum Command {
     Run(RunArgs),
     /// Solve one Tanhinmin position by minimax and by the μ formula.
     Solve(SolveArgs),
+    /// Merge the shard directories of one sharded run into the full results.
+    Merge(MergeArgs),
+    /// Write SLURM batch scripts that run a config as an array job, then merge.
+    Slurm(SlurmArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// Shard output directories (each holds a partial.json), all shards of one run.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the merged tables.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SlurmArgs {
+    /// Experiment config to run.
+    #[arg(short, long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Number of shards (array tasks).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub shards: u64,
+    /// Where to write the scripts [default: scripts/slurm/<name>].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Wall-time limit per array task, as SLURM's --time.
+    #[arg(long, default_value = "04:00:00")]
+    pub time: String,
+    /// CPUs per array task.
+    #[arg(long, default_value_t = 2)]
+    pub cpus: u32,
+    /// Memory per array task, as SLURM's --mem.
+    #[arg(long, default_value = "8G")]
+    pub mem: String,
+    /// Path of the runner binary as the compute nodes see it [default: this binary].
+    #[arg(long, value_name = "PATH")]
+    pub runner: Option<PathBuf>,
+    /// Extra sbatch options for both jobs, e.g. "--partition=short".
+    #[arg(long, value_name = "OPTS", default_value = "")]
+    pub sbatch_options: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -44,6 +86,15 @@ pub struct RunArgs {
     /// Seconds between plain progress lines when stderr is not a terminal.
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     pub progress_secs: u64,
+    /// Run only shard I of N (see --shard-index); chunks are dealt round robin.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub shards: Option<u64>,
+    /// Which shard to run, 0-based [default: $SLURM_ARRAY_TASK_ID].
+    #[arg(long, value_name = "I", requires = "shards")]
+    pub shard_index: Option<u64>,
+    /// Continue from the checkpoint in the output directory, if there is one.
+    #[arg(long)]
+    pub resume: bool,
     /// Replace the study's claim with a deliberately wrong one, to prove the check fires.
     #[arg(long, hide = true)]
     pub inject_fault: bool,

@@ -7,8 +7,10 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod driver;
 pub mod engine;
 pub mod export;
+pub mod slurm;
 pub mod solve;
 pub mod stats;
 pub mod studies;

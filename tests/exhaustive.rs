@@ -2,7 +2,16 @@
 //! solved by the plain recursive solver, must give the same totals.
 
 use runner::config::Config;
-use runner::engine::{self, RunOptions, progress};
+use runner::engine::{self, CellResult, Outcome, RunOptions, progress};
+use runner::studies::tanhinmin::CellCounts;
+use std::sync::atomic::AtomicBool;
+
+fn complete(o: Outcome<CellCounts>) -> Vec<CellResult<CellCounts>> {
+    match o {
+        Outcome::Complete(c) => c,
+        Outcome::Interrupted { .. } => panic!("interrupted"),
+    }
+}
 use runner::studies::tanhinmin::deals::{Deck, PerRankDealSpace};
 use runner::studies::tanhinmin::reference::plain_mover_wins;
 use runner::studies::tanhinmin::{Tanhinmin, broken_claim, theorem};
@@ -38,7 +47,8 @@ fn compressed_enumeration_matches_plain_enumeration_and_plain_solver() {
             threads: 2,
             progress: progress::Mode::Quiet,
         };
-        let results = engine::run(&study, &chunks, &opts).unwrap();
+        let results =
+            complete(engine::run(&study, &chunks, &opts, None, &AtomicBool::new(false)).unwrap());
         let deck = Deck {
             copies: cfg.copies(),
         };
@@ -72,7 +82,8 @@ fn a_broken_claim_is_counted_as_disagreement() {
         threads: 1,
         progress: progress::Mode::Quiet,
     };
-    let results = engine::run(&study, &chunks, &opts).unwrap();
+    let results =
+        complete(engine::run(&study, &chunks, &opts, None, &AtomicBool::new(false)).unwrap());
     let c = &results[0].counts;
     assert!(c.disagree > 0);
     assert_eq!(c.agree + c.disagree, c.deals);

@@ -1,15 +1,21 @@
 //! The generic engine: cuts a study's work into fixed chunks, runs them on a
-//! rayon pool, reports progress and merges counts in chunk order.
+//! rayon pool, reports progress, journals finished chunks, and merges counts.
 //!
 //! It knows nothing about any game. Chunks are fixed by the study and the
-//! config alone, never by the thread count, which is what makes results
-//! byte-identical for any number of threads.
+//! config alone, never by the thread count or the number of shards, which is
+//! what makes results byte-identical for any number of threads or shards.
 
+pub mod journal;
 pub mod progress;
 
+use journal::Journal;
 use progress::Progress;
 use rayon::prelude::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// One fixed piece of work: items `start..start + len` of one cell.
@@ -17,9 +23,8 @@ use std::time::{Duration, Instant};
 pub struct Chunk {
     /// Which cell (row of the output) the chunk belongs to.
     pub cell: usize,
-    /// Position of the chunk within its cell.
-    pub index: u64,
-    /// Position of the chunk in the whole run, cell-major; seeds random streams.
+    /// Position of the chunk in the whole run, cell-major; seeds random
+    /// streams, assigns shards and names the chunk in checkpoints.
     pub global: u64,
     /// First item of the cell that the chunk covers.
     pub start: u64,
@@ -32,10 +37,12 @@ pub struct Chunk {
 pub trait Study: Sync {
     /// One thing to check, such as one deal.
     type Instance;
-    /// What evaluating instances accumulates. Merging must be exact (integer
-    /// counts, lists appended in order) so that any split gives one result.
-    type Counts: Default + Send;
-    /// Per-thread scratch state, such as a memo, kept across chunks.
+    /// What evaluating instances accumulates. `merge` must not depend on the
+    /// order of merging (integer sums; lists kept sorted by chunk), so any
+    /// split into threads, shards or resumed runs gives one result. Counts
+    /// are serialised for checkpoints and shard files.
+    type Counts: Default + Send + Serialize + DeserializeOwned;
+    /// Per-thread scratch state, such as a solver, kept across chunks.
     type Worker: Send;
 
     /// Number of instances in each cell, in output order.
@@ -53,7 +60,6 @@ pub trait Study: Sync {
         instance: &Self::Instance,
         counts: &mut Self::Counts,
     );
-    /// Folds `from` into `into`; `from` always comes from later chunks.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
 }
 
@@ -64,22 +70,30 @@ pub fn plan<S: Study>(study: &S) -> Vec<Chunk> {
     let mut global = 0;
     for (cell, &items) in study.cell_sizes().iter().enumerate() {
         let mut start = 0;
-        let mut index = 0;
         while start < items {
             let len = size.min(items - start);
             chunks.push(Chunk {
                 cell,
-                index,
                 global,
                 start,
                 len,
             });
             start += len;
-            index += 1;
             global += 1;
         }
     }
     chunks
+}
+
+/// Shard `index` of `count`: every chunk whose global index is `index`
+/// modulo `count`. Round robin keeps shards balanced when cells differ in
+/// cost, and the shards of any count partition the plan.
+pub fn shard(chunks: &[Chunk], count: u64, index: u64) -> Vec<Chunk> {
+    chunks
+        .iter()
+        .filter(|c| c.global % count == index)
+        .copied()
+        .collect()
 }
 
 /// Options that change how a run executes but never what it computes.
@@ -93,58 +107,111 @@ pub struct RunOptions {
 pub struct CellResult<C> {
     pub counts: C,
     pub elapsed: Duration,
+    /// Instances evaluated in this process (not restored from a checkpoint).
     pub items: u64,
 }
 
-/// Runs the given chunks (a whole plan, or one shard of it) and returns the
-/// merged counts of every cell, in chunk order.
+/// What a run produced: every cell, or an interruption.
+pub enum Outcome<C> {
+    Complete(Vec<CellResult<C>>),
+    /// A stop was requested; finished chunks are in the journal.
+    Interrupted {
+        chunks_done: usize,
+        chunks_total: usize,
+    },
+}
+
+/// Runs the given chunks (a whole plan, or one shard of it). Chunks already
+/// in `journal` are not run again; every chunk finished here is added to it
+/// before it counts. When `stop` becomes true no new chunk starts.
 pub fn run<S: Study>(
     study: &S,
     chunks: &[Chunk],
     opts: &RunOptions,
-) -> anyhow::Result<Vec<CellResult<S::Counts>>> {
+    mut journal: Option<&mut Journal<S::Counts>>,
+    stop: &AtomicBool,
+) -> anyhow::Result<Outcome<S::Counts>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()?;
     // One worker per pool thread, found by the thread's index: rayon's
-    // map_init would make fresh workers per job split and lose the memo.
+    // map_init would make fresh workers per job split and lose their memos.
     let workers: Vec<Mutex<S::Worker>> = (0..opts.threads)
         .map(|_| Mutex::new(study.new_worker()))
         .collect();
+    let mut restored: HashMap<u64, S::Counts> = match journal.as_mut() {
+        Some(j) => j.take_restored(),
+        None => HashMap::new(),
+    };
+    let journal = journal.map(Mutex::new);
     let cells = study.cell_sizes().len();
     let mut results = Vec::with_capacity(cells);
+    let mut chunks_done = 0;
     for cell in 0..cells {
         let mine: Vec<&Chunk> = chunks.iter().filter(|c| c.cell == cell).collect();
-        let items: u64 = mine.iter().map(|c| c.len).sum();
-        let progress = Progress::start(&study.cell_label(cell), items, opts.progress);
+        let mut merged = S::Counts::default();
+        let mut todo = Vec::new();
+        let mut restored_items = 0;
+        for c in &mine {
+            match restored.remove(&c.global) {
+                Some(counts) => {
+                    S::merge(&mut merged, counts);
+                    restored_items += c.len;
+                    chunks_done += 1;
+                }
+                None => todo.push(*c),
+            }
+        }
+        let items: u64 = todo.iter().map(|c| c.len).sum();
+        let progress = Progress::start(
+            &study.cell_label(cell),
+            items + restored_items,
+            opts.progress,
+        );
+        progress.add(restored_items);
         let started = Instant::now();
-        let partials: Vec<S::Counts> = pool.install(|| {
-            mine.par_iter()
-                .map(|chunk| {
-                    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+        let merged = Mutex::new(merged);
+        let done_here = std::sync::atomic::AtomicUsize::new(0);
+        let outcome: anyhow::Result<()> = pool.install(|| {
+            todo.par_iter().try_for_each(|chunk| {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+                let mut counts = S::Counts::default();
+                {
                     let mut worker = workers[slot].lock().expect("worker poisoned");
-                    let mut counts = S::Counts::default();
                     study.for_each_instance(chunk, |inst| {
                         study.evaluate(&mut worker, inst, &mut counts)
                     });
-                    progress.add(chunk.len);
-                    counts
-                })
-                .collect()
+                }
+                if let Some(j) = &journal {
+                    j.lock()
+                        .expect("journal poisoned")
+                        .record(chunk.global, &counts)?;
+                }
+                S::merge(&mut merged.lock().expect("counts poisoned"), counts);
+                done_here.fetch_add(1, Ordering::Relaxed);
+                progress.add(chunk.len);
+                Ok(())
+            })
         });
-        let elapsed = started.elapsed();
         progress.finish();
-        let mut merged = S::Counts::default();
-        for p in partials {
-            S::merge(&mut merged, p);
+        outcome?;
+        chunks_done += done_here.load(Ordering::Relaxed);
+        if stop.load(Ordering::Relaxed) {
+            return Ok(Outcome::Interrupted {
+                chunks_done,
+                chunks_total: chunks.len(),
+            });
         }
         results.push(CellResult {
-            counts: merged,
-            elapsed,
+            counts: merged.into_inner().expect("counts poisoned"),
+            elapsed: started.elapsed(),
             items,
         });
     }
-    Ok(results)
+    Ok(Outcome::Complete(results))
 }
 
 #[cfg(test)]
@@ -180,6 +247,14 @@ mod tests {
         fn merge(into: &mut (u64, Vec<u64>), from: (u64, Vec<u64>)) {
             into.0 += from.0;
             into.1.extend(from.1);
+            into.1.sort();
+        }
+    }
+
+    fn quiet(threads: usize) -> RunOptions {
+        RunOptions {
+            threads,
+            progress: progress::Mode::Quiet,
         }
     }
 
@@ -193,18 +268,49 @@ mod tests {
     }
 
     #[test]
-    fn merged_counts_keep_order_for_any_thread_count() {
+    fn shards_partition_the_plan() {
+        let study = Sums(vec![50, 7, 31]);
+        let chunks = plan(&study);
+        for n in [1, 3, 7, 40] {
+            let mut all: Vec<u64> = (0..n)
+                .flat_map(|i| shard(&chunks, n, i))
+                .map(|c| c.global)
+                .collect();
+            all.sort();
+            assert_eq!(
+                all,
+                (0..chunks.len() as u64).collect::<Vec<_>>(),
+                "{n} shards"
+            );
+        }
+    }
+
+    #[test]
+    fn merged_counts_are_the_same_for_any_thread_count() {
         let study = Sums(vec![50, 7]);
         let chunks = plan(&study);
         for threads in [1, 2, 5] {
-            let opts = RunOptions {
-                threads,
-                progress: progress::Mode::Quiet,
+            let Outcome::Complete(out) = run(
+                &study,
+                &chunks,
+                &quiet(threads),
+                None,
+                &AtomicBool::new(false),
+            )
+            .unwrap() else {
+                panic!("not interrupted");
             };
-            let out = run(&study, &chunks, &opts).unwrap();
             assert_eq!(out[0].counts.0, (0..50).sum::<u64>());
             assert_eq!(out[0].counts.1, (0..50).collect::<Vec<_>>());
             assert_eq!(out[1].counts.1, (0..7).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn a_stop_request_starts_no_chunk() {
+        let study = Sums(vec![50]);
+        let chunks = plan(&study);
+        let out = run(&study, &chunks, &quiet(2), None, &AtomicBool::new(true)).unwrap();
+        assert!(matches!(out, Outcome::Interrupted { chunks_done: 0, .. }));
     }
 }

@@ -17,13 +17,18 @@ pub struct Manifest<'a, C: Serialize> {
     pub seed: u64,
     pub chunk_size: u64,
     pub chunks: u64,
+    /// Shards of the whole run, and which one this is (0 for a merge).
+    pub shards: u64,
+    pub shard_index: u64,
+    /// Shard result files a merge read.
+    pub merged_from: Vec<String>,
     pub threads: usize,
     pub started_unix: u64,
     pub elapsed_s: f64,
     pub host: String,
     pub peak_rss_mb: Option<f64>,
     pub exit_code: i32,
-    pub outputs: Vec<&'a str>,
+    pub outputs: Vec<String>,
 }
 
 impl<C: Serialize> Manifest<'_, C> {

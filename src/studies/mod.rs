@@ -4,8 +4,11 @@
 pub mod tanhinmin;
 
 use crate::config::Config;
+use crate::driver;
 use crate::engine::progress;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// How one run executes; nothing here changes what it computes, except
 /// `inject_fault`, which exists to prove that a study's check can fail.
@@ -17,25 +20,41 @@ pub struct RunContext {
     pub progress: progress::Mode,
     /// Swap the study's claim for a deliberately wrong one.
     pub inject_fault: bool,
+    /// (shard count, shard index), or `None` for the whole run.
+    pub shard: Option<(u64, u64)>,
+    /// Continue from the checkpoint in the output directory, if any.
+    pub resume: bool,
+    /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
+    pub stop: Arc<AtomicBool>,
 }
 
-/// A study's entry point: runs the config and returns the process exit code.
-pub type RunFn = fn(&Config, &RunContext) -> anyhow::Result<i32>;
+type ShardResults = Vec<(PathBuf, serde_json::Value)>;
 
-pub const REGISTRY: &[(&str, RunFn)] = &[("tanhinmin", tanhinmin::run)];
+pub struct StudyEntry {
+    pub name: &'static str,
+    pub run: fn(&Config, &RunContext) -> anyhow::Result<i32>,
+    pub merge: fn(ShardResults, &RunContext) -> anyhow::Result<i32>,
+}
+
+pub const REGISTRY: &[StudyEntry] = &[StudyEntry {
+    name: "tanhinmin",
+    run: driver::run::<tanhinmin::Tanhinmin>,
+    merge: driver::merge::<tanhinmin::Tanhinmin>,
+}];
 
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|(n, _)| *n).collect()
+    REGISTRY.iter().map(|e| e.name).collect()
+}
+
+pub fn find(name: &str) -> Option<&'static StudyEntry> {
+    REGISTRY.iter().find(|e| e.name == name)
 }
 
 pub fn is_known(name: &str) -> bool {
-    REGISTRY.iter().any(|(n, _)| *n == name)
+    find(name).is_some()
 }
 
 pub fn run(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> {
-    let (_, f) = REGISTRY
-        .iter()
-        .find(|(n, _)| *n == config.experiment.study)
-        .expect("study checked when the config was loaded");
-    f(config, ctx)
+    let entry = find(&config.experiment.study).expect("study checked when the config was loaded");
+    (entry.run)(config, ctx)
 }

@@ -9,11 +9,13 @@ pub mod reference;
 pub mod solver;
 
 use crate::config::{Config, Mode};
-use crate::engine::{self, Chunk, Study};
+use crate::driver::Report;
+use crate::engine::{CellResult, Chunk, Study};
 use crate::studies::RunContext;
 use deals::{Deal, DealSpace, Dealer, Deck, chunk_rng};
+use serde::{Deserialize, Serialize};
 use solver::{Position, Solver};
-use std::time::Instant;
+use std::path::Path;
 
 /// Rank slots in the count arrays.
 pub const MAX_RANKS: usize = 64;
@@ -22,7 +24,7 @@ pub const MAX_RANKS: usize = 64;
 pub const EXHAUSTIVE_CHUNK: u64 = 1 << 16;
 /// Deals per chunk in sample mode. Part of the random stream's definition:
 /// changing it changes which deals a seed draws.
-pub const SAMPLE_CHUNK: u64 = 1 << 14;
+pub const SAMPLE_CHUNK: u64 = 1 << 12;
 /// Disagreeing deals written out in full per cell; all are counted.
 pub const MAX_DISAGREEMENT_ROWS: usize = 1000;
 
@@ -118,9 +120,15 @@ impl Tanhinmin {
 }
 
 /// One deal where the two methods disagree, kept in full.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Disagreement {
-    pub deal: Deal,
+    /// Where the deal came from, for a fixed order across threads and shards.
+    pub chunk: u64,
+    pub seq: u64,
+    /// Counts per rank, strongest rank last.
+    pub first: Vec<u8>,
+    pub second: Vec<u8>,
+    pub weight: u128,
     pub minimax: bool,
     pub formula: bool,
     pub mu0: u32,
@@ -130,8 +138,64 @@ pub struct Disagreement {
 /// Side of the (μ0, μ1) table; μ never exceeds a hand size.
 pub const MU_SIDE: usize = 64;
 
+/// The (μ0, μ1) table: dense while counting, sparse when serialised.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "Vec<MuEntry>", from = "Vec<MuEntry>")]
+pub struct MuTable {
+    /// Weighted deals and first-player wins at `μ0 * MU_SIDE + μ1`.
+    pub deals: Vec<u128>,
+    pub wins: Vec<u128>,
+}
+
+/// One nonzero cell of a [`MuTable`]: (μ0, μ1, deals, first-player wins).
+pub type MuEntry = (u32, u32, u128, u128);
+
+impl From<MuTable> for Vec<MuEntry> {
+    fn from(t: MuTable) -> Self {
+        t.entries().collect()
+    }
+}
+
+impl From<Vec<MuEntry>> for MuTable {
+    fn from(v: Vec<MuEntry>) -> Self {
+        let mut t = MuTable::default();
+        for (mu0, mu1, deals, wins) in v {
+            t.add(mu0, mu1, deals, wins);
+        }
+        t
+    }
+}
+
+impl MuTable {
+    #[inline]
+    pub fn add(&mut self, mu0: u32, mu1: u32, deals: u128, wins: u128) {
+        if self.deals.is_empty() {
+            self.deals = vec![0; MU_SIDE * MU_SIDE];
+            self.wins = vec![0; MU_SIDE * MU_SIDE];
+        }
+        let slot = mu0 as usize * MU_SIDE + mu1 as usize;
+        self.deals[slot] += deals;
+        self.wins[slot] += wins;
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = MuEntry> + '_ {
+        self.deals
+            .iter()
+            .zip(&self.wins)
+            .enumerate()
+            .filter(|(_, (d, _))| **d > 0)
+            .map(|(slot, (&d, &w))| ((slot / MU_SIDE) as u32, (slot % MU_SIDE) as u32, d, w))
+    }
+
+    fn merge(&mut self, from: MuTable) {
+        for (mu0, mu1, d, w) in from.entries() {
+            self.add(mu0, mu1, d, w);
+        }
+    }
+}
+
 /// Counts for one cell. All fields except `positions` are deterministic.
-#[derive(Default, Clone, Debug)]
+#[derive(Default, Clone, Debug, Serialize, Deserialize)]
 pub struct CellCounts {
     /// Physical deals (weighted in exhaustive mode).
     pub deals: u128,
@@ -140,11 +204,12 @@ pub struct CellCounts {
     pub disagree: u128,
     /// Instances evaluated: distinct deals in exhaustive mode.
     pub evaluated: u64,
-    /// Weighted deals and first-player wins per (μ0, μ1), flat `μ0 * MU_SIDE + μ1`.
-    pub mu_deals: Vec<u128>,
-    pub mu_wins: Vec<u128>,
+    pub mu: MuTable,
+    /// The first disagreements in (chunk, seq) order, at most
+    /// `MAX_DISAGREEMENT_ROWS`; all are counted in `disagree`.
     pub disagreements: Vec<Disagreement>,
     /// Positions the solver expanded; depends on memo state, so run detail only.
+    #[serde(skip)]
     pub positions: u64,
 }
 
@@ -156,21 +221,19 @@ impl CellCounts {
         self.disagree += from.disagree;
         self.evaluated += from.evaluated;
         self.positions += from.positions;
-        if self.mu_deals.is_empty() {
-            self.mu_deals = from.mu_deals;
-            self.mu_wins = from.mu_wins;
-        } else if !from.mu_deals.is_empty() {
-            for (a, b) in self.mu_deals.iter_mut().zip(from.mu_deals) {
-                *a += b;
-            }
-            for (a, b) in self.mu_wins.iter_mut().zip(from.mu_wins) {
-                *a += b;
-            }
-        }
-        let room = MAX_DISAGREEMENT_ROWS.saturating_sub(self.disagreements.len());
-        self.disagreements
-            .extend(from.disagreements.into_iter().take(room));
+        self.mu.merge(from.mu);
+        self.disagreements.extend(from.disagreements);
+        // Sorting then cutting keeps the same rows whatever the merge order.
+        self.disagreements.sort_by_key(|d| (d.chunk, d.seq));
+        self.disagreements.truncate(MAX_DISAGREEMENT_ROWS);
     }
+}
+
+/// A deal and where it sits in the run.
+pub struct DealInstance {
+    pub chunk: u64,
+    pub seq: u64,
+    pub deal: Deal,
 }
 
 pub struct Worker {
@@ -178,7 +241,7 @@ pub struct Worker {
 }
 
 impl Study for Tanhinmin {
-    type Instance = (usize, Deal);
+    type Instance = DealInstance;
     type Counts = CellCounts;
     type Worker = Worker;
 
@@ -214,38 +277,41 @@ impl Study for Tanhinmin {
         }
     }
 
-    fn for_each_instance(&self, chunk: &Chunk, mut f: impl FnMut(&(usize, Deal))) {
-        let cell = chunk.cell;
-        match &self.spaces[cell] {
+    fn for_each_instance(&self, chunk: &Chunk, mut f: impl FnMut(&DealInstance)) {
+        let mut item = DealInstance {
+            chunk: chunk.global,
+            seq: 0,
+            deal: Deal {
+                first: [0; MAX_RANKS],
+                second: [0; MAX_RANKS],
+                weight: 0,
+            },
+        };
+        match &self.spaces[chunk.cell] {
             Some(space) => {
-                let mut item = (
-                    cell,
-                    Deal {
-                        first: [0; MAX_RANKS],
-                        second: [0; MAX_RANKS],
-                        weight: 0,
-                    },
-                );
                 space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal| {
-                    item.1.clone_from(deal);
+                    item.deal.clone_from(deal);
                     f(&item);
+                    item.seq += 1;
                 });
             }
             None => {
-                let [a, b] = self.cells[cell];
+                let [a, b] = self.cells[chunk.cell];
                 let mut rng = chunk_rng(self.seed, chunk.global);
                 let mut dealer = Dealer::new(&self.deck);
                 for _ in 0..chunk.len {
-                    let deal = dealer.deal(&mut rng, a as usize, b as usize);
-                    f(&(cell, deal));
+                    item.deal = dealer.deal(&mut rng, a as usize, b as usize);
+                    f(&item);
+                    item.seq += 1;
                 }
             }
         }
     }
 
-    fn evaluate(&self, worker: &mut Worker, (_, deal): &(usize, Deal), counts: &mut CellCounts) {
+    fn evaluate(&self, worker: &mut Worker, inst: &DealInstance, counts: &mut CellCounts) {
         let ranks = self.ranks();
         let field = self.field as usize;
+        let deal = &inst.deal;
         let before = worker.solver.positions;
         let position = Position {
             mover: deal.first,
@@ -261,25 +327,20 @@ impl Study for Tanhinmin {
         let w = deal.weight;
         counts.deals += w;
         counts.evaluated += 1;
-        if minimax {
-            counts.first_wins += w;
-        }
-        if counts.mu_deals.is_empty() {
-            counts.mu_deals = vec![0; MU_SIDE * MU_SIDE];
-            counts.mu_wins = vec![0; MU_SIDE * MU_SIDE];
-        }
-        let slot = mu0 as usize * MU_SIDE + mu1 as usize;
-        counts.mu_deals[slot] += w;
-        if minimax {
-            counts.mu_wins[slot] += w;
-        }
+        let wins = if minimax { w } else { 0 };
+        counts.first_wins += wins;
+        counts.mu.add(mu0, mu1, w, wins);
         if minimax == by_formula {
             counts.agree += w;
         } else {
             counts.disagree += w;
             if counts.disagreements.len() < MAX_DISAGREEMENT_ROWS {
                 counts.disagreements.push(Disagreement {
-                    deal: deal.clone(),
+                    chunk: inst.chunk,
+                    seq: inst.seq,
+                    first: deal.first[..ranks].to_vec(),
+                    second: deal.second[..ranks].to_vec(),
+                    weight: w,
                     minimax,
                     formula: by_formula,
                     mu0,
@@ -294,55 +355,48 @@ impl Study for Tanhinmin {
     }
 }
 
-/// Runs a Tanhinmin config end to end and writes its outputs.
-pub fn run(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> {
-    let started = Instant::now();
-    let started_unix = crate::export::manifest::unix_now();
-    let claim: Claim = if ctx.inject_fault {
-        broken_claim
-    } else {
-        theorem
-    };
-    let study = Tanhinmin::new(config, ctx.threads, claim);
-    let chunks = engine::plan(&study);
-    let opts = engine::RunOptions {
-        threads: ctx.threads,
-        progress: ctx.progress,
-    };
-    let results = engine::run(&study, &chunks, &opts)?;
-    let disagreements: u128 = results.iter().map(|r| r.counts.disagree).sum();
-    let exit_code = if disagreements > 0 { 1 } else { 0 };
-    outputs::write_all(
-        &study,
-        config,
-        ctx,
-        &results,
-        chunks.len() as u64,
-        started,
-        started_unix,
-        exit_code,
-    )?;
-    let dir = ctx.out_dir.display();
-    for (cell, r) in results.iter().enumerate() {
-        let c = &r.counts;
-        let [a, b] = study.cells[cell];
-        eprintln!(
-            "{a}x{b} field {}: {} deals, first player wins {} ({}), {} disagree, {:.2}s",
-            study.field,
-            c.deals,
-            c.first_wins,
-            outputs::rate_text(&study, c),
-            c.disagree,
-            r.elapsed.as_secs_f64()
-        );
+impl Report for Tanhinmin {
+    fn build(config: &Config, ctx: &RunContext) -> anyhow::Result<Self> {
+        let claim: Claim = if ctx.inject_fault {
+            broken_claim
+        } else {
+            theorem
+        };
+        Ok(Tanhinmin::new(config, ctx.threads, claim))
     }
-    if disagreements > 0 {
-        let distinct: usize = results.iter().map(|r| r.counts.disagreements.len()).sum();
-        eprintln!(
-            "error: {disagreements} deals disagreed between minimax and the formula; {distinct} written to {dir}/disagreements.csv"
-        );
-    } else {
-        eprintln!("all deals agree; results in {dir}");
+
+    fn tables(&self, cells: &[&CellCounts]) -> Vec<(&'static str, Vec<u8>)> {
+        outputs::deterministic_tables(self, cells)
     }
-    Ok(exit_code)
+
+    fn run_details(&self, cells: &[CellResult<CellCounts>]) -> Vec<u8> {
+        outputs::run_details(self, cells)
+    }
+
+    fn verdict(&self, cells: &[&CellCounts], out_dir: &Path) -> (i32, Vec<String>) {
+        let mut lines = Vec::new();
+        for (cell, c) in cells.iter().enumerate() {
+            let [a, b] = self.cells[cell];
+            lines.push(format!(
+                "{a}x{b} field {}: {} deals, first player wins {} ({}), {} disagree",
+                self.field,
+                c.deals,
+                c.first_wins,
+                outputs::rate_text(self, c),
+                c.disagree
+            ));
+        }
+        let disagree: u128 = cells.iter().map(|c| c.disagree).sum();
+        let dir = out_dir.display();
+        if disagree > 0 {
+            let written: usize = cells.iter().map(|c| c.disagreements.len()).sum();
+            lines.push(format!(
+                "error: {disagree} deals disagreed between minimax and the formula; {written} written to {dir}/disagreements.csv"
+            ));
+            (crate::app::EXIT_CHECK_FAILED, lines)
+        } else {
+            lines.push(format!("all deals agree; results in {dir}"));
+            (crate::app::EXIT_OK, lines)
+        }
+    }
 }

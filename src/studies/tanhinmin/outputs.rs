@@ -1,13 +1,11 @@
 //! Tanhinmin's output tables: deterministic results (`stats.csv`, `mu.csv`,
 //! `disagreements.csv`) and run details (`run.csv`, `manifest.json`).
 
-use super::{CellCounts, MU_SIDE, Tanhinmin};
-use crate::config::{Config, Mode};
+use super::{CellCounts, Tanhinmin};
+use crate::config::Mode;
 use crate::engine::CellResult;
-use crate::export::{Table, manifest};
+use crate::export::Table;
 use crate::stats;
-use crate::studies::RunContext;
-use std::time::Instant;
 
 pub const STATS_HEADER: &[&str] = &[
     "n_first",
@@ -121,22 +119,18 @@ pub fn deterministic_tables(
         "mu0",
         "mu1",
     ]);
-    let ranks = study.deck.copies.len();
     for (cell, c) in cells.iter().enumerate() {
         let [a, b] = study.cells[cell];
         stats_table.row(stats_row(study, cell, c));
-        for (slot, &deals) in c.mu_deals.iter().enumerate() {
-            if deals == 0 {
-                continue;
-            }
+        for (mu0, mu1, deals, wins) in c.mu.entries() {
             mu_table.row([
                 a.to_string(),
                 b.to_string(),
                 study.field.to_string(),
-                (slot / MU_SIDE).to_string(),
-                (slot % MU_SIDE).to_string(),
+                mu0.to_string(),
+                mu1.to_string(),
                 deals.to_string(),
-                c.mu_wins[slot].to_string(),
+                wins.to_string(),
             ]);
         }
         for d in &c.disagreements {
@@ -144,9 +138,9 @@ pub fn deterministic_tables(
                 a.to_string(),
                 b.to_string(),
                 study.field.to_string(),
-                hand_text(&d.deal.first[..ranks]),
-                hand_text(&d.deal.second[..ranks]),
-                d.deal.weight.to_string(),
+                hand_text(&d.first),
+                hand_text(&d.second),
+                d.weight.to_string(),
                 d.minimax.to_string(),
                 d.formula.to_string(),
                 d.mu0.to_string(),
@@ -161,24 +155,8 @@ pub fn deterministic_tables(
     ]
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn write_all(
-    study: &Tanhinmin,
-    config: &Config,
-    ctx: &RunContext,
-    results: &[CellResult<CellCounts>],
-    chunks: u64,
-    started: Instant,
-    started_unix: u64,
-    exit_code: i32,
-) -> anyhow::Result<()> {
-    let dir = &ctx.out_dir;
-    let counts: Vec<&CellCounts> = results.iter().map(|r| &r.counts).collect();
-    let mut names = Vec::new();
-    for (name, bytes) in deterministic_tables(study, &counts) {
-        crate::export::write_atomic(&dir.join(name), &bytes)?;
-        names.push(name);
-    }
+/// `run.csv`: per cell, deals solved here, time, rate and search effort.
+pub fn run_details(study: &Tanhinmin, results: &[CellResult<CellCounts>]) -> Vec<u8> {
     let mut run_table = Table::new(&[
         "n_first",
         "n_second",
@@ -195,32 +173,11 @@ pub fn write_all(
             a.to_string(),
             b.to_string(),
             study.field.to_string(),
-            r.counts.evaluated.to_string(),
+            r.items.to_string(),
             format!("{secs:.3}"),
-            format!("{:.0}", r.counts.evaluated as f64 / secs.max(1e-9)),
+            format!("{:.0}", r.items as f64 / secs.max(1e-9)),
             r.counts.positions.to_string(),
         ]);
     }
-    run_table.write(&dir.join("run.csv"))?;
-    names.push("run.csv");
-    names.push("manifest.json");
-    let m = manifest::Manifest {
-        tool: "runner",
-        version: env!("CARGO_PKG_VERSION"),
-        study: &config.experiment.study,
-        config_path: ctx.config_path.display().to_string(),
-        config_hash: manifest::config_hash(config),
-        config,
-        seed: config.experiment.seed,
-        chunk_size: crate::engine::Study::chunk_size(study),
-        chunks,
-        threads: ctx.threads,
-        started_unix,
-        elapsed_s: (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-        host: manifest::host_name(),
-        peak_rss_mb: manifest::peak_rss_mb(),
-        exit_code,
-        outputs: names,
-    };
-    m.write(&dir.join("manifest.json"))
+    run_table.into_bytes()
 }
