@@ -21,13 +21,21 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn ok(o: &Output) {
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 const DETERMINISTIC: [&str; 3] = ["stats.csv", "mu.csv", "disagreements.csv"];
 
 fn tables(dir: &Path) -> Vec<Vec<u8>> {
-    DETERMINISTIC.iter().map(|f| std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"))).collect()
+    DETERMINISTIC
+        .iter()
+        .map(|f| std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")))
+        .collect()
 }
 
 fn write_config(dir: &Path, name: &str, body: &str) -> PathBuf {
@@ -40,7 +48,13 @@ const EXHAUSTIVE: &str = "[experiment]\nname = \"e\"\nmode = \"exhaustive\"\n[ha
 const SAMPLE: &str = "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 3\ndeals = 30000\n[hands]\nsizes = [[6, 6], [3, 5]]\n";
 
 fn single(cfg: &Path, out: &Path, extra: &[&str]) {
-    let mut args = vec!["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"];
+    let mut args = vec![
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
     args.extend_from_slice(extra);
     ok(&run(&args));
 }
@@ -57,7 +71,11 @@ fn shards_merge_to_the_single_machine_run() {
             for i in 0..n {
                 let out = dir.join(format!("n{n}-{i}"));
                 let (ns, is) = (n.to_string(), i.to_string());
-                single(&cfg, &out, &["--shards", &ns, "--shard-index", &is, "-j", "1"]);
+                single(
+                    &cfg,
+                    &out,
+                    &["--shards", &ns, "--shard-index", &is, "-j", "1"],
+                );
                 shard_dirs.push(out.to_str().unwrap().to_string());
             }
             let merged = dir.join(format!("merged-{n}"));
@@ -76,17 +94,37 @@ fn shard_index_comes_from_slurm_when_not_given() {
     let cfg = write_config(&dir, "c.toml", SAMPLE);
     let out = dir.join("s1");
     let o = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "--shards", "2"])
+        .args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--shards",
+            "2",
+        ])
         .env("SLURM_ARRAY_TASK_ID", "1")
         .env("SLURM_ARRAY_TASK_COUNT", "1")
         .output()
         .unwrap();
     ok(&o);
-    let partial: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("partial.json")).unwrap()).unwrap();
+    let partial: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("partial.json")).unwrap()).unwrap();
     assert_eq!(partial["shard_index"], 1);
-    assert_eq!(partial["shards"], 2, "the count comes from the flag, not SLURM_ARRAY_TASK_COUNT");
+    assert_eq!(
+        partial["shards"], 2,
+        "the count comes from the flag, not SLURM_ARRAY_TASK_COUNT"
+    );
     let o = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "--shards", "2"])
+        .args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--shards",
+            "2",
+        ])
         .env_remove("SLURM_ARRAY_TASK_ID")
         .output()
         .unwrap();
@@ -99,11 +137,18 @@ fn merge_refuses_missing_duplicated_and_mismatched_shards() {
     let cfg = write_config(&dir, "c.toml", SAMPLE);
     let other = write_config(&dir, "d.toml", &SAMPLE.replace("seed = 3", "seed = 4"));
     let shard = |cfg: &Path, n: &str, i: &str| {
-        let out = dir.join(format!("{}-{n}-{i}", cfg.file_stem().unwrap().to_string_lossy()));
+        let out = dir.join(format!(
+            "{}-{n}-{i}",
+            cfg.file_stem().unwrap().to_string_lossy()
+        ));
         single(cfg, &out, &["--shards", n, "--shard-index", i]);
         out.to_str().unwrap().to_string()
     };
-    let (a0, a1, a2) = (shard(&cfg, "3", "0"), shard(&cfg, "3", "1"), shard(&cfg, "3", "2"));
+    let (a0, a1, a2) = (
+        shard(&cfg, "3", "0"),
+        shard(&cfg, "3", "1"),
+        shard(&cfg, "3", "2"),
+    );
     let b2 = shard(&other, "3", "2");
     let c1 = shard(&cfg, "2", "1");
     let out = dir.join("merged");
@@ -115,9 +160,18 @@ fn merge_refuses_missing_duplicated_and_mismatched_shards() {
     };
     for (dirs, words) in [
         (vec![a0.as_str(), a1.as_str()], "missing shard(s) 2"),
-        (vec![a0.as_str(), a1.as_str(), a1.as_str(), a2.as_str()], "given twice"),
-        (vec![a0.as_str(), a1.as_str(), b2.as_str()], "different runs"),
-        (vec![a0.as_str(), c1.as_str(), a2.as_str()], "different runs"),
+        (
+            vec![a0.as_str(), a1.as_str(), a1.as_str(), a2.as_str()],
+            "given twice",
+        ),
+        (
+            vec![a0.as_str(), a1.as_str(), b2.as_str()],
+            "different runs",
+        ),
+        (
+            vec![a0.as_str(), c1.as_str(), a2.as_str()],
+            "different runs",
+        ),
         (vec![dir.join("nope").to_str().unwrap()], "cannot read"),
     ] {
         let o = merge(&dirs);
@@ -142,7 +196,16 @@ fn killed_runs_resume_to_the_identical_result() {
     let mut interrupted = 0;
     for delay_ms in [150u64, 400, 700, 1000] {
         let mut child = runner()
-            .args(["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "-j", "1", "--resume"])
+            .args([
+                "--config",
+                cfg.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+                "-j",
+                "1",
+                "--resume",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -155,15 +218,25 @@ fn killed_runs_resume_to_the_identical_result() {
         child.wait().unwrap();
         for f in DETERMINISTIC {
             if let Ok(bytes) = std::fs::read(out.join(f)) {
-                assert_eq!(bytes, std::fs::read(whole.join(f)).unwrap(), "a table on disk is complete or absent");
+                assert_eq!(
+                    bytes,
+                    std::fs::read(whole.join(f)).unwrap(),
+                    "a table on disk is complete or absent"
+                );
             }
         }
     }
-    assert!(interrupted >= 2, "the run was killed part way at least twice");
+    assert!(
+        interrupted >= 2,
+        "the run was killed part way at least twice"
+    );
     assert!(out.join("checkpoint.jsonl").exists());
     single(&cfg, &out, &["-j", "2", "--resume"]);
     assert_eq!(tables(&out), tables(&whole));
-    assert!(!out.join("checkpoint.jsonl").exists(), "the checkpoint is removed once results are written");
+    assert!(
+        !out.join("checkpoint.jsonl").exists(),
+        "the checkpoint is removed once results are written"
+    );
 }
 
 #[cfg(unix)]
@@ -173,15 +246,31 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
     let child = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "-j", "1"])
+        .args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "-j",
+            "1",
+        ])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(400));
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
     assert!(out.join("checkpoint.jsonl").exists());
     assert!(!out.join("stats.csv").exists(), "no partial tables");
@@ -195,7 +284,15 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
 fn slurm_scripts_are_written_for_a_config() {
     let dir = scratch("scripts");
     let cfg = write_config(&dir, "c.toml", SAMPLE);
-    let o = run(&["slurm", "--config", cfg.to_str().unwrap(), "--shards", "5", "--dir", dir.join("s").to_str().unwrap()]);
+    let o = run(&[
+        "slurm",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--shards",
+        "5",
+        "--dir",
+        dir.join("s").to_str().unwrap(),
+    ]);
     ok(&o);
     let array = std::fs::read_to_string(dir.join("s/array.sbatch")).unwrap();
     assert!(array.contains("#SBATCH --array=0-4"));
