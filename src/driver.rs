@@ -114,33 +114,69 @@ pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> 
         )
     };
     written.push("manifest.json".into());
-    let m = manifest::Manifest {
-        tool: "runner",
-        version: env!("CARGO_PKG_VERSION"),
-        study: &config.experiment.study,
-        config_path: ctx.config_path.display().to_string(),
-        config_hash: manifest::config_hash(config),
-        config,
-        seed: config.experiment.seed,
-        chunk_size: study.chunk_size(),
-        chunks: chunks.len() as u64,
-        shards,
-        shard_index: index,
-        merged_from: Vec::new(),
-        threads: ctx.threads,
-        started_unix,
-        elapsed_s: (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-        host: manifest::host_name(),
-        peak_rss_mb: manifest::peak_rss_mb(),
-        exit_code: code,
-        outputs: written,
-    };
-    m.write(&out.join("manifest.json"))?;
+    write_manifest(
+        out,
+        RunFacts {
+            config_path: ctx.config_path.display().to_string(),
+            chunks: chunks.len() as u64,
+            shards,
+            shard_index: index,
+            merged_from: Vec::new(),
+            threads: ctx.threads,
+            started,
+            started_unix,
+            exit_code: code,
+            outputs: written,
+            config,
+            chunk_size: study.chunk_size(),
+        },
+    )?;
     journal.remove()?;
     for line in lines {
         eprintln!("{line}");
     }
     Ok(code)
+}
+
+/// The parts of a manifest that differ between a run and a merge.
+struct RunFacts<'a> {
+    config_path: String,
+    chunks: u64,
+    shards: u64,
+    shard_index: u64,
+    merged_from: Vec<String>,
+    threads: usize,
+    started: Instant,
+    started_unix: u64,
+    exit_code: i32,
+    outputs: Vec<String>,
+    config: &'a Config,
+    chunk_size: u64,
+}
+
+fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
+    manifest::Manifest {
+        tool: "runner",
+        version: env!("CARGO_PKG_VERSION"),
+        study: &f.config.experiment.study,
+        config_path: f.config_path,
+        config_hash: manifest::config_hash(f.config),
+        config: f.config,
+        seed: f.config.experiment.seed,
+        chunk_size: f.chunk_size,
+        chunks: f.chunks,
+        shards: f.shards,
+        shard_index: f.shard_index,
+        merged_from: f.merged_from,
+        threads: f.threads,
+        started_unix: f.started_unix,
+        elapsed_s: (f.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+        host: manifest::host_name(),
+        peak_rss_mb: manifest::peak_rss_mb(),
+        exit_code: f.exit_code,
+        outputs: f.outputs,
+    }
+    .write(&out.join("manifest.json"))
 }
 
 /// A merge problem the user must fix: exit code 2, not a crash.
@@ -276,28 +312,23 @@ where
     }
     let (code, lines) = study.verdict(&counts, out);
     written.push("manifest.json".into());
-    let m = manifest::Manifest {
-        tool: "runner",
-        version: env!("CARGO_PKG_VERSION"),
-        study: &config.experiment.study,
-        config_path: String::new(),
-        config_hash: manifest::config_hash(&config),
-        config: &config,
-        seed: config.experiment.seed,
-        chunk_size: study.chunk_size(),
-        chunks: engine::plan(&study).len() as u64,
-        shards: from.len() as u64,
-        shard_index: 0,
-        merged_from: from,
-        threads: ctx.threads,
-        started_unix: manifest::unix_now(),
-        elapsed_s: (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-        host: manifest::host_name(),
-        peak_rss_mb: manifest::peak_rss_mb(),
-        exit_code: code,
-        outputs: written,
-    };
-    m.write(&out.join("manifest.json"))?;
+    write_manifest(
+        out,
+        RunFacts {
+            config_path: String::new(),
+            chunks: engine::plan(&study).len() as u64,
+            shards: from.len() as u64,
+            shard_index: 0,
+            merged_from: from,
+            threads: ctx.threads,
+            started,
+            started_unix: manifest::unix_now(),
+            exit_code: code,
+            outputs: written,
+            config: &config,
+            chunk_size: study.chunk_size(),
+        },
+    )?;
     for line in lines {
         eprintln!("{line}");
     }

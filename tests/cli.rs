@@ -1,30 +1,12 @@
 //! End-to-end tests of the `runner` binary.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn runner() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_runner"))
-}
+use common::{run, scratch, stderr};
+use std::path::{Path, PathBuf};
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-/// A fresh, empty directory under the system temp dir.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("runner-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    runner().args(args).output().expect("runner starts")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {

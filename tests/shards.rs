@@ -1,24 +1,12 @@
 //! Sharding, merging, and resuming after kills: all must reproduce the
 //! single-machine run byte for byte.
 
+mod common;
+
+use common::{run, runner, scratch};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-
-fn runner() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_runner"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("runner-shards-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    runner().args(args).output().expect("runner starts")
-}
 
 fn ok(o: &Output) {
     assert_eq!(

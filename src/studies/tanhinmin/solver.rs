@@ -176,23 +176,7 @@ pub fn strategy_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> 
     let ranks = mover.len();
     let low = mover.iter().position(|&c| c > 0)?;
     let playable = (field..ranks).find(|&i| mover[i] > 0)?;
-    // The theorem's test, on local copies: X- and Y- + {r}.
-    let mut x_minus = [0u8; MAX_RANKS];
-    let mut y_minus = [0u8; MAX_RANKS];
-    x_minus[..ranks].copy_from_slice(mover);
-    y_minus[..ranks].copy_from_slice(other);
-    x_minus[low] -= 1;
-    let mut below = 0;
-    if let Some(ylow) = other.iter().position(|&c| c > 0) {
-        y_minus[ylow] -= 1;
-    }
-    if field == 0 {
-        below = 1;
-    } else if field <= ranks {
-        y_minus[field - 1] += 1;
-    }
-    let mu0 = mu(mover, &y_minus[..ranks], below);
-    let mu1 = mu(other, &x_minus[..ranks], 0);
+    let (mu0, mu1) = super::formula::mu_pair_counts(mover, other, field);
     if mu0 <= mu1 {
         return None;
     }
