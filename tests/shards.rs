@@ -172,7 +172,7 @@ fn merge_refuses_missing_duplicated_and_mismatched_shards() {
 }
 
 /// A run slow enough to be killed part way: sampled 9-card deals on one thread.
-const SLOW: &str = "[experiment]\nname = \"k\"\nmode = \"sample\"\nseed = 11\ndeals = 400000\n[hands]\nsizes = [[9, 9]]\n[solver]\nmemo_mb = 64\n";
+const SLOW: &str = "[experiment]\nname = \"k\"\nmode = \"sample\"\nseed = 11\ndeals = 800000\n[hands]\nsizes = [[9, 9]]\n[solver]\nmemo_mb = 256\n";
 
 #[test]
 fn killed_runs_resume_to_the_identical_result() {
