@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run, scratch, stderr};
+use common::{run, run_args, scratch, stderr};
 use std::path::{Path, PathBuf};
 
 fn repo(rel: &str) -> PathBuf {
@@ -150,15 +150,7 @@ fn results_are_identical_for_any_thread_count() {
     let mut outputs = Vec::new();
     for threads in ["1", "2", "3"] {
         let out = scratch(&format!("threads-{threads}"));
-        let o = run(&[
-            "--config",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-            "-j",
-            threads,
-        ]);
+        let o = run(&run_args(&cfg, &out, &["-j", threads]));
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let files: Vec<Vec<u8>> = ["stats.csv", "mu.csv", "disagreements.csv"]
             .iter()
@@ -176,13 +168,7 @@ fn sample_mode_gives_wilson_intervals_and_no_fraction() {
     let cfg = dir.join("s.toml");
     std::fs::write(&cfg, "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 1\ndeals = 20000\n[hands]\nsizes = [[2, 2]]\n").unwrap();
     let out = dir.join("out");
-    let o = run(&[
-        "--config",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = run(&run_args(&cfg, &out, &[]));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let (_, rows) = read_csv(&out.join("stats.csv"));
     let r = &rows[0];
@@ -273,7 +259,7 @@ fn help_version_and_bad_flags() {
         Some(2)
     );
     assert_eq!(run(&["--bogus"]).status.code(), Some(2));
-    assert_eq!(run(&[]).status.code(), Some(2));
+    assert_eq!(run::<&str>(&[]).status.code(), Some(2));
 }
 
 #[test]

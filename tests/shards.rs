@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{run, runner, scratch};
+use common::{run, run_args, runner, scratch};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -36,15 +36,7 @@ const EXHAUSTIVE: &str = "[experiment]\nname = \"e\"\nmode = \"exhaustive\"\n[ha
 const SAMPLE: &str = "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 3\ndeals = 30000\n[hands]\nsizes = [[6, 6], [3, 5]]\n";
 
 fn single(cfg: &Path, out: &Path, extra: &[&str]) {
-    let mut args = vec![
-        "--config",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ];
-    args.extend_from_slice(extra);
-    ok(&run(&args));
+    ok(&run(&run_args(cfg, out, extra)));
 }
 
 #[test]
@@ -82,15 +74,7 @@ fn shard_index_comes_from_slurm_when_not_given() {
     let cfg = write_config(&dir, "c.toml", SAMPLE);
     let out = dir.join("s1");
     let o = runner()
-        .args([
-            "--config",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-            "--shards",
-            "2",
-        ])
+        .args(run_args(&cfg, &out, &["--shards", "2"]))
         .env("SLURM_ARRAY_TASK_ID", "1")
         .env("SLURM_ARRAY_TASK_COUNT", "1")
         .output()
@@ -104,15 +88,7 @@ fn shard_index_comes_from_slurm_when_not_given() {
         "the count comes from the flag, not SLURM_ARRAY_TASK_COUNT"
     );
     let o = runner()
-        .args([
-            "--config",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-            "--shards",
-            "2",
-        ])
+        .args(run_args(&cfg, &out, &["--shards", "2"]))
         .env_remove("SLURM_ARRAY_TASK_ID")
         .output()
         .unwrap();
@@ -184,16 +160,7 @@ fn killed_runs_resume_to_the_identical_result() {
     let mut interrupted = 0;
     for delay_ms in [150u64, 400, 700, 1000] {
         let mut child = runner()
-            .args([
-                "--config",
-                cfg.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-                "-q",
-                "-j",
-                "1",
-                "--resume",
-            ])
+            .args(run_args(&cfg, &out, &["-j", "1", "--resume"]))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -234,15 +201,7 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
     let child = runner()
-        .args([
-            "--config",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-            "-j",
-            "1",
-        ])
+        .args(run_args(&cfg, &out, &["-j", "1"]))
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();

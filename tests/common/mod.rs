@@ -1,7 +1,8 @@
 //! Helpers shared by the end-to-end tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn runner() -> Command {
@@ -16,10 +17,26 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-pub fn run(args: &[&str]) -> Output {
+pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
     runner().args(args).output().expect("runner starts")
 }
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The usual flags of a quiet run of `cfg` into `out`, then `extra`.
+pub fn run_args(cfg: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "--config",
+        &cfg.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
 }
