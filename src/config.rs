@@ -13,11 +13,19 @@ pub struct Config {
     pub experiment: Experiment,
     #[serde(default)]
     pub deck: DeckConfig,
+    /// The cells of card studies; unused by the claim studies.
+    #[serde(default)]
     pub hands: Hands,
     #[serde(default)]
     pub output: Output,
     #[serde(default)]
     pub solver: SolverConfig,
+    /// Ranges of the impartial-games study; defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impartial: Option<crate::studies::impartial::ImpartialConfig>,
+    /// Ranges of the mahjong study; defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mahjong: Option<crate::studies::mahjong::MahjongConfig>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -78,7 +86,7 @@ pub enum Copies {
     PerRank(Vec<u32>),
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Hands {
     /// Cells as `[n_first, n_second]`.
@@ -170,26 +178,11 @@ impl Config {
             .unwrap_or_else(|| Path::new("results").join(&self.experiment.name))
     }
 
-    fn validate(&self) -> Result<(), String> {
-        let e = &self.experiment;
-        if e.name.trim().is_empty() {
-            return Err("[experiment] name: must not be empty".into());
-        }
-        if !crate::studies::is_known(&e.study) {
-            return Err(format!(
-                "[experiment] study: unknown study `{}`, expected one of: {}",
-                e.study,
-                crate::studies::names().join(", ")
-            ));
-        }
-        if e.mode == Mode::Sample {
-            match e.deals {
-                None => return Err("[experiment] deals: required in sample mode".into()),
-                Some(0) => return Err("[experiment] deals: must be at least 1".into()),
-                Some(_) => {}
-            }
-        }
-        let ranks = self.deck.ranks;
+    /// The checks of studies dealt from a deck of ranks: deck, hands and
+    /// whether exhaustive cells are small enough to enumerate.
+    pub fn validate_deck_and_hands(config: &Config) -> Result<(), String> {
+        let e = &config.experiment;
+        let ranks = config.deck.ranks;
         if ranks == 0 {
             return Err("[deck] ranks: must be at least 1".into());
         }
@@ -198,7 +191,7 @@ impl Config {
                 "[deck] ranks: {ranks} is more than the {MAX_RANKS} supported"
             ));
         }
-        match &self.deck.copies {
+        match &config.deck.copies {
             Copies::Uniform(0) => return Err("[deck] copies: must be at least 1".into()),
             Copies::Uniform(c) if *c > 255 => {
                 return Err(format!("[deck] copies: {c} is more than the 255 supported"));
@@ -219,8 +212,8 @@ impl Config {
             }
             Copies::Uniform(_) => {}
         }
-        let deck_size: u32 = self.copies().iter().sum();
-        let h = &self.hands;
+        let deck_size: u32 = config.copies().iter().sum();
+        let h = &config.hands;
         if h.sizes.is_empty() {
             return Err("[hands] sizes: must list at least one cell".into());
         }
@@ -247,12 +240,9 @@ impl Config {
                 h.field
             ));
         }
-        if self.solver.memo_mb == 0 {
-            return Err("[solver] memo_mb: must be at least 1".into());
-        }
         if e.mode == Mode::Exhaustive {
             let deck = crate::studies::tanhinmin::deals::Deck {
-                copies: self.copies(),
+                copies: config.copies(),
             };
             for (i, &[a, b]) in h.sizes.iter().enumerate() {
                 let total = crate::studies::tanhinmin::deals::binomial(deck_size, a)
@@ -274,6 +264,50 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// Refuses card-game tables in a study that does not read them, so a
+    /// config meant for another study fails loudly instead of being ignored.
+    pub fn refuse_card_tables(config: &Config) -> Result<(), String> {
+        if !config.hands.sizes.is_empty() || config.hands.field != 0 {
+            return Err(format!(
+                "[hands]: not used by study `{}`; remove it",
+                config.experiment.study
+            ));
+        }
+        if config.deck != DeckConfig::default() {
+            return Err(format!(
+                "[deck]: not used by study `{}`; remove it",
+                config.experiment.study
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let e = &self.experiment;
+        if e.name.trim().is_empty() {
+            return Err("[experiment] name: must not be empty".into());
+        }
+        if !crate::studies::is_known(&e.study) {
+            return Err(format!(
+                "[experiment] study: unknown study `{}`, expected one of: {}",
+                e.study,
+                crate::studies::names().join(", ")
+            ));
+        }
+        if e.mode == Mode::Sample {
+            match e.deals {
+                None => return Err("[experiment] deals: required in sample mode".into()),
+                Some(0) => return Err("[experiment] deals: must be at least 1".into()),
+                Some(_) => {}
+            }
+        }
+        if self.solver.memo_mb == 0 {
+            return Err("[solver] memo_mb: must be at least 1".into());
+        }
+        let entry = crate::studies::find(&e.study).expect("checked above");
+        (entry.validate)(self)
     }
 }
 

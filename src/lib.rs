@@ -5,11 +5,13 @@
 //! go through [`export`]; exact fractions and intervals live in [`stats`].
 
 pub mod app;
+pub mod claims;
 pub mod cli;
 pub mod config;
 pub mod driver;
 pub mod engine;
 pub mod export;
+pub mod random;
 pub mod slurm;
 pub mod solve;
 pub mod stats;

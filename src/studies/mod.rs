@@ -1,8 +1,11 @@
 //! The registry of studies. A new study is one folder here and one line in
 //! `REGISTRY`.
 
+pub mod impartial;
+pub mod mahjong;
 pub mod tanhinmin;
 
+use crate::claims;
 use crate::config::Config;
 use crate::driver;
 use crate::engine::progress;
@@ -32,15 +35,22 @@ type ShardResults = Vec<(PathBuf, serde_json::Value)>;
 
 pub struct StudyEntry {
     pub name: &'static str,
+    /// Checks the study's part of a config; returns "[table] key: problem".
+    pub validate: fn(&Config) -> Result<(), String>,
     pub run: fn(&Config, &RunContext) -> anyhow::Result<i32>,
     pub merge: fn(ShardResults, &RunContext) -> anyhow::Result<i32>,
 }
 
-pub const REGISTRY: &[StudyEntry] = &[StudyEntry {
-    name: "tanhinmin",
-    run: driver::run::<tanhinmin::Tanhinmin>,
-    merge: driver::merge::<tanhinmin::Tanhinmin>,
-}];
+pub const REGISTRY: &[StudyEntry] = &[
+    StudyEntry {
+        name: "tanhinmin",
+        validate: Config::validate_deck_and_hands,
+        run: driver::run::<tanhinmin::Tanhinmin>,
+        merge: driver::merge::<tanhinmin::Tanhinmin>,
+    },
+    claims::entry::<impartial::Impartial>("impartial"),
+    claims::entry::<mahjong::Mahjong>("mahjong"),
+];
 
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|e| e.name).collect()
