@@ -238,7 +238,7 @@ fn claim_configs_refuse_bad_values_with_one_line() {
             "heaps",
         ),
         (
-            "[experiment]\nname = \"m\"\nstudy = \"mahjong\"\nmode = \"exhaustive\"\n[[mahjong.ranges]]\ntiles = [136]\nmax_replacements = 3\nhorizon = 40\npermutation_max_effective = 4\nuniqueness_max_effective = 4\n".to_string(),
+            "[experiment]\nname = \"m\"\nstudy = \"mahjong\"\nmode = \"exhaustive\"\n[[mahjong.ranges]]\ntiles = [136]\nmax_replacements = 3\nhorizon = 140\npermutation_max_effective = 4\nuniqueness_max_effective = 4\n".to_string(),
             "[mahjong] ranges[0].horizon",
         ),
     ];

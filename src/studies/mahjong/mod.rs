@@ -16,7 +16,7 @@ use crate::claims::{ClaimSpec, Suite, Verdict};
 use crate::config::Config;
 use hashbrown::HashMap;
 use rayon::prelude::*;
-use recurrence::{Recurrence, scaled_win_curve};
+use recurrence::{Curve, Recurrence};
 use serde::{Deserialize, Serialize};
 
 /// `[mahjong]`: the ranges to check.
@@ -62,9 +62,6 @@ impl Default for MahjongConfig {
     }
 }
 
-/// Largest log2 magnitude allowed for the exact i128 arithmetic.
-const MAX_BITS: f64 = 126.5;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Permutation,
@@ -89,18 +86,6 @@ pub struct Mahjong {
     rule: Recurrence,
     checks: Vec<Check>,
     specs: Vec<ClaimSpec>,
-}
-
-/// FNV-1a over the curve: deterministic, unlike a seeded hasher.
-fn curve_hash(curve: &[i128]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for v in curve {
-        for b in v.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
 }
 
 /// Nondecreasing tuples of length 1..=max_d over min..=max, shorter first,
@@ -129,9 +114,8 @@ fn show(a: &[u32]) -> String {
 }
 
 impl Check {
-    fn curve(&self, a: &[u32], rule: Recurrence) -> Vec<i128> {
-        scaled_win_curve(self.s, a, self.horizon, rule)
-            .expect("magnitude bounded when the config was checked")
+    fn curve(&self, a: &[u32], rule: Recurrence) -> Curve {
+        Curve::compute(self.s, a, self.horizon, rule)
     }
 
     /// Ordered tuple `i`: shorter first, then lexicographic.
@@ -206,7 +190,7 @@ impl Mahjong {
                 };
                 uniq.hashes = sets
                     .par_iter()
-                    .map(|m| curve_hash(&uniq.curve(m, Recurrence::Seed)))
+                    .map(|m| uniq.curve(m, Recurrence::Seed).hash())
                     .collect();
                 for (i, &h) in uniq.hashes.iter().enumerate() {
                     uniq.by_hash.entry(h).or_default().push(i as u32);
@@ -294,14 +278,6 @@ impl Suite for Mahjong {
                         key("horizon")
                     ));
                 }
-                let a_max = r.permutation_max_effective.max(r.uniqueness_max_effective);
-                let bits = recurrence::magnitude_bound_log2(s, horizon, a_max);
-                if bits > MAX_BITS {
-                    return Err(format!(
-                        "{}: S={s} with {horizon} draws needs about {bits:.0} bits, more than exact 128-bit arithmetic holds; shorten the horizon",
-                        key("horizon")
-                    ));
-                }
             }
         }
         Ok(())
@@ -338,7 +314,7 @@ impl Suite for Mahjong {
                     return Verdict::Holds;
                 }
                 let (x, y) = (c.curve(&tuple, self.rule), c.curve(&sorted, self.rule));
-                match (0..x.len()).find(|&t| x[t] != y[t]) {
+                match x.first_difference(&y) {
                     None => Verdict::Holds,
                     Some(t) => Verdict::Fails(format!(
                         "S={} a={} vs a={}: p^(d)_{t} differs",

@@ -10,6 +10,10 @@
 //!   P^(d)_{t+1} = a_{d-1} P^(d-1)_t + r P^(d)_t
 //!
 //! so equality of probabilities is equality of integers, never of floats.
+//! i128 holds 18 draws from 136 tiles; longer horizons fall back to big
+//! integers, and [`Curve`] compares and hashes the two forms alike.
+
+use num_bigint::BigInt;
 
 /// Which recurrence to run. `Faulty` feeds state i from a_i instead of
 /// a_{i-1}; it exists to show that the permutation check can fail.
@@ -53,22 +57,108 @@ pub fn scaled_win_curve(s: u32, a: &[u32], horizon: u32, rule: Recurrence) -> Op
     Some(curve)
 }
 
-/// log2 of a bound on every |P^(i)_t| with t <= horizon and all a_i <= a_max.
-/// When no factor r - a_i can go negative the p are probabilities and the
-/// bound is the falling factorial; otherwise each step grows the largest
-/// magnitude by at most r + a_max.
-pub fn magnitude_bound_log2(s: u32, horizon: u32, a_max: u32) -> f64 {
-    let physical = a_max + horizon <= s + 1;
-    (0..horizon)
-        .map(|t| {
-            let r = f64::from(s - t);
-            if physical {
-                r.log2()
-            } else {
-                (r + f64::from(a_max)).log2()
+/// The same recurrence in big integers, for horizons that overflow i128.
+pub fn scaled_win_curve_big(s: u32, a: &[u32], horizon: u32, rule: Recurrence) -> Vec<BigInt> {
+    assert!(horizon <= s, "horizon beyond the wall");
+    let d = a.len();
+    let mut p = vec![BigInt::from(0); d + 1];
+    p[0] = BigInt::from(1);
+    let mut curve = vec![p[d].clone()];
+    for t in 0..horizon {
+        let r = i64::from(s - t);
+        let mut next = vec![BigInt::from(0); d + 1];
+        next[d] = &p[d - 1] * a[d - 1] + &p[d] * r;
+        for i in 0..d {
+            next[i] = &p[i] * (r - i64::from(a[i]));
+            if i > 0 {
+                let feed = match rule {
+                    Recurrence::Seed => a[i - 1],
+                    Recurrence::Faulty => a[i],
+                };
+                next[i] += &p[i - 1] * feed;
             }
-        })
-        .sum()
+        }
+        p = next;
+        curve.push(p[d].clone());
+    }
+    curve
+}
+
+/// P^(d)_t for t = 0..=horizon, in i128 when it fits, else in big integers.
+#[derive(Clone, Debug)]
+pub enum Curve {
+    Fixed(Vec<i128>),
+    Big(Vec<BigInt>),
+}
+
+impl Curve {
+    pub fn compute(s: u32, a: &[u32], horizon: u32, rule: Recurrence) -> Curve {
+        match scaled_win_curve(s, a, horizon, rule) {
+            Some(v) => Curve::Fixed(v),
+            None => Curve::Big(scaled_win_curve_big(s, a, horizon, rule)),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Curve::Fixed(v) => v.len(),
+            Curve::Big(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn at(&self, t: usize) -> BigInt {
+        match self {
+            Curve::Fixed(v) => BigInt::from(v[t]),
+            Curve::Big(v) => v[t].clone(),
+        }
+    }
+
+    /// First t where the curves differ, whatever their representations.
+    pub fn first_difference(&self, other: &Curve) -> Option<usize> {
+        if let (Curve::Fixed(x), Curve::Fixed(y)) = (self, other) {
+            return (0..x.len().max(y.len())).find(|&t| x.get(t) != y.get(t));
+        }
+        if self.len() != other.len() {
+            return Some(self.len().min(other.len()));
+        }
+        (0..self.len()).find(|&t| self.at(t) != other.at(t))
+    }
+
+    /// FNV-1a over the values, each as i128 bytes when it fits, so equal
+    /// curves hash alike in either form.
+    pub fn hash(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for &b in bytes {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for t in 0..self.len() {
+            let fixed = match self {
+                Curve::Fixed(v) => Some(v[t]),
+                Curve::Big(v) => i128::try_from(&v[t]).ok(),
+            };
+            match fixed {
+                Some(x) => eat(&x.to_le_bytes()),
+                None => {
+                    eat(b"big");
+                    eat(&self.at(t).to_signed_bytes_le());
+                }
+            }
+        }
+        h
+    }
+}
+
+impl PartialEq for Curve {
+    fn eq(&self, other: &Curve) -> bool {
+        self.len() == other.len() && self.first_difference(other).is_none()
+    }
 }
 
 /// A fraction of i128s in lowest terms, for the plain twin below.
@@ -165,10 +255,40 @@ mod tests {
         }
     }
 
+    proptest! {
+        #[test]
+        fn big_integers_agree_with_i128(
+            s in 10u32..140,
+            a in proptest::collection::vec(1u32..9, 1..6),
+            h in 0u32..19,
+        ) {
+            let h = h.min(s);
+            let fixed = scaled_win_curve(s, &a, h, Recurrence::Seed).unwrap();
+            let big = scaled_win_curve_big(s, &a, h, Recurrence::Seed);
+            let as_big: Vec<BigInt> = fixed.iter().map(|&x| BigInt::from(x)).collect();
+            prop_assert_eq!(&as_big, &big);
+            let (x, y) = (Curve::Fixed(fixed), Curve::Big(big));
+            prop_assert!(x == y);
+            prop_assert_eq!(x.hash(), y.hash());
+        }
+    }
+
     #[test]
-    fn bound_holds_where_it_is_claimed() {
-        // The largest case the shipped config runs fits in i128.
-        assert!(magnitude_bound_log2(136, 18, 20) < 126.5);
+    fn long_horizons_overflow_i128_and_use_big_integers() {
+        assert!(scaled_win_curve(136, &[4, 8, 12], 70, Recurrence::Seed).is_none());
+        let c = Curve::compute(136, &[4, 8, 12], 70, Recurrence::Seed);
+        assert!(matches!(c, Curve::Big(_)));
+        // A probability: 0 <= P^(d)_t <= S!/(S-t)!, and non-decreasing in p.
+        let p70 = c.at(70);
+        let scale: BigInt = (0..70u32).map(|k| BigInt::from(136 - k)).product();
+        assert!(p70 > BigInt::from(0) && p70 < scale);
+        let d = Curve::compute(136, &[12, 4, 8], 70, Recurrence::Seed);
+        assert!(c == d, "permutation theorem at 70 draws");
+    }
+
+    #[test]
+    fn real_walls_fit_in_i128() {
+        // 18 draws from 136 tiles, the real-wall ranges, fit in i128.
         let big = scaled_win_curve(136, &[20; 7], 18, Recurrence::Seed);
         assert!(big.is_some());
     }
