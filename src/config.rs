@@ -181,7 +181,12 @@ impl Config {
     /// The checks of studies dealt from a deck of ranks: deck, hands and
     /// whether exhaustive cells are small enough to enumerate.
     pub fn validate_deck_and_hands(config: &Config) -> Result<(), String> {
-        let e = &config.experiment;
+        Config::validate_deck_and_cells(config)?;
+        Config::validate_enumerable(config)
+    }
+
+    /// Deck and hands are well formed: ranks, copies, cell sizes, field.
+    pub fn validate_deck_and_cells(config: &Config) -> Result<(), String> {
         let ranks = config.deck.ranks;
         if ranks == 0 {
             return Err("[deck] ranks: must be at least 1".into());
@@ -240,7 +245,14 @@ impl Config {
                 h.field
             ));
         }
-        if e.mode == Mode::Exhaustive {
+        Ok(())
+    }
+
+    /// In exhaustive mode, every cell's deals can be enumerated.
+    pub fn validate_enumerable(config: &Config) -> Result<(), String> {
+        let h = &config.hands;
+        let deck_size: u32 = config.copies().iter().sum();
+        if config.experiment.mode == Mode::Exhaustive {
             let deck = crate::studies::tanhinmin::deals::Deck {
                 copies: config.copies(),
             };

@@ -3,6 +3,7 @@
 
 pub mod impartial;
 pub mod mahjong;
+pub mod rates;
 pub mod tanhinmin;
 
 use crate::claims;
@@ -47,6 +48,12 @@ pub const REGISTRY: &[StudyEntry] = &[
         validate: Config::validate_deck_and_hands,
         run: driver::run::<tanhinmin::Tanhinmin>,
         merge: driver::merge::<tanhinmin::Tanhinmin>,
+    },
+    StudyEntry {
+        name: "rates",
+        validate: Config::validate_deck_and_cells,
+        run: driver::run::<rates::Rates>,
+        merge: driver::merge::<rates::Rates>,
     },
     claims::entry::<impartial::Impartial>("impartial"),
     claims::entry::<mahjong::Mahjong>("mahjong"),

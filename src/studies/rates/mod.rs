@@ -1,0 +1,148 @@
+//! Exact first-player win rates of Tanhinmin for any hand sizes, from the
+//! proven formula, by a dynamic programme over ranks (see [`dp`]). This
+//! reaches every size up to 26 cards each from 52, far past what minimax
+//! can enumerate; tests cross-check it against the exhaustive minimax.
+
+pub mod dp;
+
+use crate::config::Config;
+use crate::driver::Report;
+use crate::engine::{CellResult, Chunk, Study};
+use crate::export::Table;
+use crate::stats;
+use crate::studies::RunContext;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Digits after the point of the exact decimal rate.
+const RATE_PLACES: usize = 9;
+
+pub struct Rates {
+    copies: Vec<u32>,
+    cells: Vec<[u32; 2]>,
+    field: u32,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RateCounts {
+    pub deals: u128,
+    pub first_wins: u128,
+}
+
+/// The columns `runner plot` and `stats.csv` share.
+pub const RATES_HEADER: &[&str] = &[
+    "n_first",
+    "n_second",
+    "field",
+    "deals",
+    "first_wins",
+    "first_win_rate",
+    "exact_fraction",
+    "ci95_low",
+    "ci95_high",
+];
+
+impl Rates {
+    pub fn new(config: &Config) -> Self {
+        Rates {
+            copies: config.copies(),
+            cells: config.hands.sizes.clone(),
+            field: config.hands.field,
+        }
+    }
+}
+
+impl Study for Rates {
+    type Instance = usize;
+    type Counts = RateCounts;
+    type Worker = ();
+
+    fn cell_sizes(&self) -> Vec<u64> {
+        vec![1; self.cells.len()]
+    }
+
+    fn chunk_size(&self) -> u64 {
+        1
+    }
+
+    fn cell_label(&self, cell: usize) -> String {
+        let [a, b] = self.cells[cell];
+        format!("{a}x{b} field {}", self.field)
+    }
+
+    fn new_worker(&self) {}
+
+    fn for_each_instance(&self, chunk: &Chunk, mut f: impl FnMut(&usize)) {
+        f(&chunk.cell);
+    }
+
+    fn evaluate(&self, _: &mut (), &cell: &usize, counts: &mut RateCounts) {
+        let [a, b] = self.cells[cell];
+        let t = dp::formula_tally(&self.copies, a, b, self.field);
+        counts.deals += t.deals;
+        counts.first_wins += t.first_wins;
+    }
+
+    fn merge(into: &mut RateCounts, from: RateCounts) {
+        into.deals += from.deals;
+        into.first_wins += from.first_wins;
+    }
+}
+
+impl Report for Rates {
+    fn build(config: &Config, _: &RunContext) -> anyhow::Result<Self> {
+        Ok(Rates::new(config))
+    }
+
+    fn tables(&self, cells: &[&RateCounts]) -> Vec<(&'static str, Vec<u8>)> {
+        let mut t = Table::new(RATES_HEADER);
+        for (&[a, b], c) in self.cells.iter().zip(cells) {
+            let rate = stats::exact_decimal(c.first_wins, c.deals, RATE_PLACES);
+            t.row([
+                a.to_string(),
+                b.to_string(),
+                self.field.to_string(),
+                c.deals.to_string(),
+                c.first_wins.to_string(),
+                rate.clone(),
+                stats::reduced_fraction(c.first_wins, c.deals),
+                rate.clone(),
+                rate,
+            ]);
+        }
+        vec![("rates.csv", t.into_bytes())]
+    }
+
+    fn run_details(&self, cells: &[CellResult<RateCounts>]) -> Vec<u8> {
+        let mut t = Table::new(&["n_first", "n_second", "seconds"]);
+        for (&[a, b], c) in self.cells.iter().zip(cells) {
+            t.row([
+                a.to_string(),
+                b.to_string(),
+                format!("{:.3}", c.elapsed.as_secs_f64()),
+            ]);
+        }
+        t.into_bytes()
+    }
+
+    fn verdict(&self, cells: &[&RateCounts], out_dir: &Path) -> (i32, Vec<String>) {
+        let mut lines: Vec<String> = self
+            .cells
+            .iter()
+            .zip(cells)
+            .map(|(&[a, b], c)| {
+                format!(
+                    "{a}x{b} field {}: first player wins {} = {}",
+                    self.field,
+                    stats::reduced_fraction(c.first_wins, c.deals),
+                    stats::exact_decimal(c.first_wins, c.deals, RATE_PLACES)
+                )
+            })
+            .collect();
+        lines.push(format!(
+            "exact rates in {}",
+            out_dir.join("rates.csv").display()
+        ));
+        (crate::app::EXIT_OK, lines)
+    }
+}
