@@ -72,6 +72,21 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
     }
 }
 
+fn plot(args: &crate::cli::PlotArgs) -> i32 {
+    match crate::export::plot::redraw(&args.dir) {
+        Ok(written) => {
+            for w in written {
+                eprintln!("wrote {w}");
+            }
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            EXIT_USAGE
+        }
+    }
+}
+
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_CHECK_FAILED: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
@@ -85,6 +100,7 @@ pub fn main() -> i32 {
         Some(Command::Solve(args)) => crate::solve::main(&args),
         Some(Command::Merge(args)) => merge(&args),
         Some(Command::Slurm(args)) => crate::slurm::main(&args),
+        Some(Command::Plot(args)) => plot(&args),
         None if cli.run.config.is_some() => run(&cli.run),
         None => {
             let _ = Cli::command().print_help();

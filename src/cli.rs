@@ -29,6 +29,15 @@ pub enum Command {
     Merge(MergeArgs),
     /// Write SLURM batch scripts that run a config as an array job, then merge.
     Slurm(SlurmArgs),
+    /// Redraw the SVG pictures of a results directory from its CSV tables.
+    Plot(PlotArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PlotArgs {
+    /// Results directory holding stats.csv, rates.csv and/or mu.csv.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -9,7 +9,7 @@
 use crate::app::{EXIT_INTERRUPTED, EXIT_USAGE};
 use crate::config::Config;
 use crate::engine::{self, CellResult, Outcome, Study, journal::Journal};
-use crate::export::{manifest, write_atomic};
+use crate::export::{manifest, plot, write_atomic};
 use crate::studies::RunContext;
 use anyhow::Context;
 use serde::de::DeserializeOwned;
@@ -85,10 +85,7 @@ pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> 
     let counts: Vec<&S::Counts> = cells.iter().map(|c| &c.counts).collect();
     let mut written = Vec::new();
     if shards == 1 {
-        for (name, bytes) in study.tables(&counts) {
-            write_atomic(&out.join(name), &bytes)?;
-            written.push(name.to_string());
-        }
+        written.extend(write_tables(&study, &counts, config, out)?);
     }
     let partial = Partial {
         tool: "runner".into(),
@@ -136,6 +133,28 @@ pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> 
         eprintln!("{line}");
     }
     Ok(code)
+}
+
+/// Writes the study's tables and the pictures drawn from them; returns the
+/// file names.
+fn write_tables<S: Report>(
+    study: &S,
+    counts: &[&S::Counts],
+    config: &Config,
+    out: &Path,
+) -> anyhow::Result<Vec<String>> {
+    let tables = study.tables(counts);
+    let mut written = Vec::new();
+    for (name, bytes) in &tables {
+        write_atomic(&out.join(name), bytes)?;
+        written.push(name.to_string());
+    }
+    let views: Vec<(&str, &[u8])> = tables.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    for (name, bytes) in plot::pictures(&views, &config.experiment.name)? {
+        write_atomic(&out.join(&name), &bytes)?;
+        written.push(name);
+    }
+    Ok(written)
 }
 
 /// The parts of a manifest that differ between a run and a merge.
@@ -305,11 +324,7 @@ where
     let study = S::build(&config, ctx)?;
     let counts: Vec<&S::Counts> = cells.iter().collect();
     let out = &ctx.out_dir;
-    let mut written = Vec::new();
-    for (name, bytes) in study.tables(&counts) {
-        write_atomic(&out.join(name), &bytes)?;
-        written.push(name.to_string());
-    }
+    let mut written = write_tables(&study, &counts, &config, out)?;
     let (code, lines) = study.verdict(&counts, out);
     written.push("manifest.json".into());
     write_manifest(

@@ -103,3 +103,36 @@ fn rates_study_writes_every_size_and_agrees_with_its_library() {
     );
     assert_eq!(csv.lines().count(), 3);
 }
+
+#[test]
+fn plot_redraws_the_pictures_a_run_wrote() {
+    let dir = scratch("plot");
+    let out = dir.join("quick");
+    let o = run(&run_args(
+        std::path::Path::new("configs/quick.toml"),
+        &out,
+        &[],
+    ));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rates = std::fs::read(out.join("rates.svg")).unwrap();
+    let mu = std::fs::read(out.join("mu.svg")).unwrap();
+    assert!(rates.starts_with(b"<svg") && mu.starts_with(b"<svg"));
+    std::fs::remove_file(out.join("rates.svg")).unwrap();
+    std::fs::remove_file(out.join("mu.svg")).unwrap();
+    let o = run(&["plot", &out.display().to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The title is the directory's name rather than the experiment's, so
+    // compare what is drawn, not the caption.
+    let redrawn = std::fs::read_to_string(out.join("mu.svg")).unwrap();
+    assert_eq!(
+        redrawn.matches("<rect").count(),
+        String::from_utf8_lossy(&mu).matches("<rect").count()
+    );
+    assert!(out.join("rates.svg").exists());
+
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = run(&["plot", &empty.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no stats.csv"), "{}", stderr(&o));
+}

@@ -5,6 +5,7 @@
 //! truncated one.
 
 pub mod manifest;
+pub mod plot;
 
 use anyhow::Context;
 use std::io::Write;
