@@ -23,6 +23,9 @@ pub struct Config {
     /// Ranges of the impartial-games study; defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impartial: Option<crate::studies::impartial::ImpartialConfig>,
+    /// The cut rank of the 8-cut variant (study `cut`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<crate::studies::cut::CutConfig>,
     /// Ranges of the mahjong study; defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mahjong: Option<crate::studies::mahjong::MahjongConfig>,

@@ -295,7 +295,12 @@ mod tests {
         assert_eq!(pts.len(), 3);
         let svg = rate_svg(&pts, "t").unwrap();
         assert!(svg.starts_with("<svg"));
-        assert_eq!(svg.matches("<circle").count(), 2, "only the equal cells");
+        // One filled marker per plotted cell (the error bars add hollow ones).
+        let filled = svg
+            .lines()
+            .filter(|l| l.starts_with("<circle") && !l.contains("fill=\"none\""))
+            .count();
+        assert_eq!(filled, 2, "only the equal cells");
         assert!(svg.contains("first-player win rate"));
     }
 
@@ -305,7 +310,12 @@ mod tests {
         let rows = read_mu(csv, "t").unwrap();
         let svg = mu_svg(&rows, "t").unwrap();
         assert!(svg.contains("2x2 cards"));
-        assert!(svg.contains(">1.00<") && svg.contains(">0.00<"));
+        let labels: Vec<&str> = svg.lines().map(str::trim).collect();
+        assert!(labels.contains(&"1.00") && labels.contains(&"0.00"));
+        assert!(
+            svg.matches("<rect").count() >= 4,
+            "background and three squares"
+        );
     }
 
     #[test]

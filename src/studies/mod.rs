@@ -1,9 +1,12 @@
 //! The registry of studies. A new study is one folder here and one line in
 //! `REGISTRY`.
 
+pub mod cut;
 pub mod impartial;
 pub mod mahjong;
 pub mod rates;
+pub mod score;
+pub mod strategy;
 pub mod tanhinmin;
 
 use crate::claims;
@@ -54,6 +57,24 @@ pub const REGISTRY: &[StudyEntry] = &[
         validate: Config::validate_deck_and_cells,
         run: driver::run::<rates::Rates>,
         merge: driver::merge::<rates::Rates>,
+    },
+    StudyEntry {
+        name: "strategy",
+        validate: Config::validate_deck_and_hands,
+        run: driver::run::<strategy::StrategyStudy>,
+        merge: driver::merge::<strategy::StrategyStudy>,
+    },
+    StudyEntry {
+        name: "score",
+        validate: score::validate_small_deck,
+        run: driver::run::<score::ScoreStudy>,
+        merge: driver::merge::<score::ScoreStudy>,
+    },
+    StudyEntry {
+        name: "cut",
+        validate: cut::validate,
+        run: driver::run::<cut::CutStudy>,
+        merge: driver::merge::<cut::CutStudy>,
     },
     claims::entry::<impartial::Impartial>("impartial"),
     claims::entry::<mahjong::Mahjong>("mahjong"),

@@ -6,11 +6,13 @@
 pub mod dp;
 
 use crate::config::Config;
+use crate::config::Mode;
 use crate::driver::Report;
 use crate::engine::{CellResult, Chunk, Study};
 use crate::export::Table;
 use crate::stats;
 use crate::studies::RunContext;
+use crate::studies::tanhinmin::outputs::{RATE_HEADER, rate_fields};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -28,19 +30,6 @@ pub struct RateCounts {
     pub deals: u128,
     pub first_wins: u128,
 }
-
-/// The columns `runner plot` and `stats.csv` share.
-pub const RATES_HEADER: &[&str] = &[
-    "n_first",
-    "n_second",
-    "field",
-    "deals",
-    "first_wins",
-    "first_win_rate",
-    "exact_fraction",
-    "ci95_low",
-    "ci95_high",
-];
 
 impl Rates {
     pub fn new(config: &Config) -> Self {
@@ -95,20 +84,15 @@ impl Report for Rates {
     }
 
     fn tables(&self, cells: &[&RateCounts]) -> Vec<(&'static str, Vec<u8>)> {
-        let mut t = Table::new(RATES_HEADER);
+        let mut t = Table::new(&RATE_HEADER);
         for (&[a, b], c) in self.cells.iter().zip(cells) {
-            let rate = stats::exact_decimal(c.first_wins, c.deals, RATE_PLACES);
-            t.row([
-                a.to_string(),
-                b.to_string(),
-                self.field.to_string(),
-                c.deals.to_string(),
-                c.first_wins.to_string(),
-                rate.clone(),
-                stats::reduced_fraction(c.first_wins, c.deals),
-                rate.clone(),
-                rate,
-            ]);
+            t.row(rate_fields(
+                Mode::Exhaustive,
+                [a, b],
+                self.field,
+                c.first_wins,
+                c.deals,
+            ));
         }
         vec![("rates.csv", t.into_bytes())]
     }

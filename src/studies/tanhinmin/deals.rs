@@ -193,15 +193,37 @@ impl DealSpace {
     /// `field` is the strength on the field (0: empty). `None` if the number
     /// of patterns does not fit in u64.
     pub fn new(deck: &Deck, n_first: u32, n_second: u32, field: u32) -> Option<Self> {
-        let r = (field as usize).min(deck.copies.len());
-        let (segments, segment_start) = if r == 0 || r == deck.copies.len() {
-            (vec![deck.copies.clone()], vec![0])
-        } else {
-            (
-                vec![deck.copies[..r].to_vec(), deck.copies[r..].to_vec()],
-                vec![0, r],
-            )
-        };
+        Self::with_boundaries(deck, n_first, n_second, &[field as usize])
+    }
+
+    /// Like [`DealSpace::new`], with the deck split into segments at every
+    /// rank count in `boundaries`: ranks below and above a boundary are never
+    /// exchanged. A rule that singles out a rank (the field, a cut rank)
+    /// needs boundaries on both sides of it.
+    pub fn with_boundaries(
+        deck: &Deck,
+        n_first: u32,
+        n_second: u32,
+        boundaries: &[usize],
+    ) -> Option<Self> {
+        let ranks = deck.copies.len();
+        let mut cuts: Vec<usize> = boundaries
+            .iter()
+            .copied()
+            .filter(|&b| b > 0 && b < ranks)
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut segment_start = vec![0];
+        segment_start.extend(&cuts);
+        let segments: Vec<Vec<u32>> = segment_start
+            .iter()
+            .enumerate()
+            .map(|(i, &start)| {
+                let end = segment_start.get(i + 1).copied().unwrap_or(ranks);
+                deck.copies[start..end].to_vec()
+            })
+            .collect();
         let pairs: Vec<Vec<(u8, u8)>> = segments
             .iter()
             .map(|seg| {
@@ -446,6 +468,188 @@ impl Dealer {
         }
         deal
     }
+}
+
+/// A deal and where it sits in the run.
+pub struct DealInstance {
+    pub chunk: u64,
+    pub seq: u64,
+    pub deal: Deal,
+}
+
+/// Distinct deals per chunk in exhaustive mode.
+pub const EXHAUSTIVE_CHUNK: u64 = 1 << 16;
+/// Deals per chunk in sample mode. Part of the random stream's definition:
+/// changing it changes which deals a seed draws.
+pub const SAMPLE_CHUNK: u64 = 1 << 12;
+
+/// The deals of a config's cells, enumerated or sampled, for any study
+/// that evaluates deals: one cell per `[hands] sizes` entry.
+pub struct DealSource {
+    pub mode: crate::config::Mode,
+    pub seed: u64,
+    pub deck: Deck,
+    pub cells: Vec<[u32; 2]>,
+    pub field: u32,
+    pub deals_per_cell: u64,
+    /// Rank patterns of each cell in exhaustive mode.
+    spaces: Vec<Option<DealSpace>>,
+}
+
+impl DealSource {
+    pub fn new(config: &crate::config::Config) -> Self {
+        Self::with_distinguished_rank(config, None)
+    }
+
+    /// Deals for a rule that singles out one rank (by strength), such as the
+    /// cut rank of the 8-cut variant: exhaustive patterns never move it.
+    pub fn with_distinguished_rank(config: &crate::config::Config, rank: Option<u32>) -> Self {
+        use crate::config::Mode;
+        let mut boundaries = vec![config.hands.field as usize];
+        if let Some(r) = rank {
+            boundaries.extend([r as usize - 1, r as usize]);
+        }
+        let deck = Deck {
+            copies: config.copies(),
+        };
+        let cells = config.hands.sizes.clone();
+        let spaces = cells
+            .iter()
+            .map(|&[a, b]| match config.experiment.mode {
+                Mode::Exhaustive => Some(
+                    DealSpace::with_boundaries(&deck, a, b, &boundaries)
+                        .expect("checked by config"),
+                ),
+                Mode::Sample => None,
+            })
+            .collect();
+        DealSource {
+            mode: config.experiment.mode,
+            seed: config.experiment.seed,
+            deck,
+            cells,
+            field: config.hands.field,
+            deals_per_cell: config.experiment.deals.unwrap_or(0),
+            spaces,
+        }
+    }
+
+    pub fn ranks(&self) -> usize {
+        self.deck.copies.len()
+    }
+
+    /// Distinct deals (exhaustive) or sampled deals per cell.
+    pub fn cell_sizes(&self) -> Vec<u64> {
+        self.spaces
+            .iter()
+            .map(|s| match s {
+                Some(space) => space.len(),
+                None => self.deals_per_cell,
+            })
+            .collect()
+    }
+
+    pub fn chunk_size(&self) -> u64 {
+        match self.mode {
+            crate::config::Mode::Exhaustive => EXHAUSTIVE_CHUNK,
+            crate::config::Mode::Sample => SAMPLE_CHUNK,
+        }
+    }
+
+    pub fn cell_label(&self, cell: usize) -> String {
+        let [a, b] = self.cells[cell];
+        format!("{a}x{b} field {}", self.field)
+    }
+
+    /// Calls `f` on each deal of the chunk, in a fixed order.
+    pub fn for_each_deal(&self, chunk: &crate::engine::Chunk, mut f: impl FnMut(&DealInstance)) {
+        let mut item = DealInstance {
+            chunk: chunk.global,
+            seq: 0,
+            deal: Deal {
+                first: [0; MAX_RANKS],
+                second: [0; MAX_RANKS],
+                weight: 0,
+            },
+        };
+        match &self.spaces[chunk.cell] {
+            Some(space) => {
+                space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal| {
+                    item.deal.clone_from(deal);
+                    f(&item);
+                    item.seq += 1;
+                });
+            }
+            None => {
+                let [a, b] = self.cells[chunk.cell];
+                let mut rng = chunk_rng(self.seed, chunk.global);
+                let mut dealer = Dealer::new(&self.deck);
+                for _ in 0..chunk.len {
+                    item.deal = dealer.deal(&mut rng, a as usize, b as usize);
+                    f(&item);
+                    item.seq += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A study that evaluates the deals of a config's cells. Every such study
+/// is an engine [`Study`](crate::engine::Study) through the impl below, so
+/// it only says what a worker is and what one deal adds to the counts.
+pub trait DealStudy: Sync {
+    type Counts: Default + Send + serde::Serialize + serde::de::DeserializeOwned;
+    type Worker: Send;
+    fn source(&self) -> &DealSource;
+    fn new_worker(&self) -> Self::Worker;
+    fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
+    /// Must not depend on the order of merging.
+    fn merge(into: &mut Self::Counts, from: Self::Counts);
+}
+
+impl<T: DealStudy> crate::engine::Study for T {
+    type Instance = DealInstance;
+    type Counts = T::Counts;
+    type Worker = T::Worker;
+
+    fn cell_sizes(&self) -> Vec<u64> {
+        self.source().cell_sizes()
+    }
+
+    fn chunk_size(&self) -> u64 {
+        self.source().chunk_size()
+    }
+
+    fn cell_label(&self, cell: usize) -> String {
+        self.source().cell_label(cell)
+    }
+
+    fn new_worker(&self) -> T::Worker {
+        DealStudy::new_worker(self)
+    }
+
+    fn for_each_instance(&self, chunk: &crate::engine::Chunk, f: impl FnMut(&DealInstance)) {
+        self.source().for_each_deal(chunk, f);
+    }
+
+    fn evaluate(&self, worker: &mut T::Worker, deal: &DealInstance, counts: &mut T::Counts) {
+        DealStudy::evaluate(self, worker, deal, counts)
+    }
+
+    fn merge(into: &mut T::Counts, from: T::Counts) {
+        <T as DealStudy>::merge(into, from)
+    }
+}
+
+/// Card strengths of a count array, weakest first (rank index i is strength i+1).
+pub fn strengths(counts: &[u8]) -> Vec<u32> {
+    let mut v = Vec::new();
+    for (i, &c) in counts.iter().enumerate() {
+        for _ in 0..c {
+            v.push(i as u32 + 1);
+        }
+    }
+    v
 }
 
 #[cfg(test)]

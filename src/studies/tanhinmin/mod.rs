@@ -8,11 +8,12 @@ pub mod outputs;
 pub mod reference;
 pub mod solver;
 
-use crate::config::{Config, Mode};
+use crate::config::Config;
 use crate::driver::Report;
-use crate::engine::{CellResult, Chunk, Study};
+use crate::engine::CellResult;
 use crate::studies::RunContext;
-use deals::{Deal, DealSpace, Dealer, Deck, chunk_rng};
+pub use deals::DealInstance;
+use deals::{DealSource, DealStudy};
 use serde::{Deserialize, Serialize};
 use solver::{Position, Solver};
 use std::path::Path;
@@ -20,11 +21,7 @@ use std::path::Path;
 /// Rank slots in the count arrays.
 pub const MAX_RANKS: usize = 64;
 
-/// Distinct deals per chunk in exhaustive mode.
-pub const EXHAUSTIVE_CHUNK: u64 = 1 << 16;
-/// Deals per chunk in sample mode. Part of the random stream's definition:
-/// changing it changes which deals a seed draws.
-pub const SAMPLE_CHUNK: u64 = 1 << 12;
+pub use deals::{EXHAUSTIVE_CHUNK, SAMPLE_CHUNK};
 /// Disagreeing deals written out in full per cell; all are counted.
 pub const MAX_DISAGREEMENT_ROWS: usize = 1000;
 
@@ -42,36 +39,20 @@ pub fn broken_claim(mu0: u32, mu1: u32) -> bool {
 }
 
 pub struct Tanhinmin {
-    pub mode: Mode,
-    pub seed: u64,
-    pub deck: Deck,
-    pub cells: Vec<[u32; 2]>,
-    pub field: u32,
-    pub deals_per_cell: u64,
+    /// Which deals each cell holds.
+    pub source: DealSource,
     /// One memo for all threads; positions too large for it use a private
     /// memo per worker of `memo_bytes_per_worker`.
     pub shared_memo: std::sync::Arc<memo::SharedMemo>,
     pub memo_bytes_per_worker: usize,
     pub order: solver::MoveOrder,
     pub claim: Claim,
-    spaces: Vec<Option<DealSpace>>,
 }
 
 impl Tanhinmin {
     pub fn new(config: &Config, threads: usize, claim: Claim) -> Self {
-        let deck = Deck {
-            copies: config.copies(),
-        };
-        let cells = config.hands.sizes.clone();
-        let spaces: Vec<Option<DealSpace>> = cells
-            .iter()
-            .map(|&[a, b]| match config.experiment.mode {
-                Mode::Exhaustive => Some(
-                    DealSpace::new(&deck, a, b, config.hands.field).expect("checked by config"),
-                ),
-                Mode::Sample => None,
-            })
-            .collect();
+        let source = DealSource::new(config);
+        let cells = source.cells.clone();
         // Keys of up to 28 cards fit the shared table; larger cells need
         // private memos too, and the budget is split between the two.
         // A small run cannot fill a large memo, and touching a large table
@@ -80,13 +61,8 @@ impl Tanhinmin {
         // per deal grow about that fast), never below 16 MiB.
         let need: usize = cells
             .iter()
-            .zip(&spaces)
-            .map(|(&[a, b], s)| {
-                let n = s
-                    .as_ref()
-                    .map_or(config.experiment.deals.unwrap_or(0), |s| s.len());
-                (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40))
-            })
+            .zip(source.cell_sizes())
+            .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
             .fold(0usize, |acc, x| acc.saturating_add(x));
         let memo_bytes = (config.solver.memo_mb as usize * (1 << 20)).min(need.max(16 << 20));
         let needs_local = cells.iter().any(|&[a, b]| a + b > 28);
@@ -96,12 +72,7 @@ impl Tanhinmin {
             memo_bytes
         };
         Tanhinmin {
-            mode: config.experiment.mode,
-            seed: config.experiment.seed,
-            deck,
-            cells,
-            field: config.hands.field,
-            deals_per_cell: config.experiment.deals.unwrap_or(0),
+            source,
             shared_memo: std::sync::Arc::new(memo::SharedMemo::with_bytes(shared_bytes)),
             memo_bytes_per_worker: if needs_local {
                 (memo_bytes - shared_bytes) / threads.max(1)
@@ -110,12 +81,11 @@ impl Tanhinmin {
             },
             order: config.solver.order,
             claim,
-            spaces,
         }
     }
 
     fn ranks(&self) -> usize {
-        self.deck.copies.len()
+        self.source.deck.copies.len()
     }
 }
 
@@ -229,42 +199,16 @@ impl CellCounts {
     }
 }
 
-/// A deal and where it sits in the run.
-pub struct DealInstance {
-    pub chunk: u64,
-    pub seq: u64,
-    pub deal: Deal,
-}
-
 pub struct Worker {
     pub solver: Solver,
 }
 
-impl Study for Tanhinmin {
-    type Instance = DealInstance;
+impl DealStudy for Tanhinmin {
     type Counts = CellCounts;
     type Worker = Worker;
 
-    fn cell_sizes(&self) -> Vec<u64> {
-        self.spaces
-            .iter()
-            .map(|s| match s {
-                Some(space) => space.len(),
-                None => self.deals_per_cell,
-            })
-            .collect()
-    }
-
-    fn chunk_size(&self) -> u64 {
-        match self.mode {
-            Mode::Exhaustive => EXHAUSTIVE_CHUNK,
-            Mode::Sample => SAMPLE_CHUNK,
-        }
-    }
-
-    fn cell_label(&self, cell: usize) -> String {
-        let [a, b] = self.cells[cell];
-        format!("{a}x{b} field {}", self.field)
+    fn source(&self) -> &DealSource {
+        &self.source
     }
 
     fn new_worker(&self) -> Worker {
@@ -277,40 +221,9 @@ impl Study for Tanhinmin {
         }
     }
 
-    fn for_each_instance(&self, chunk: &Chunk, mut f: impl FnMut(&DealInstance)) {
-        let mut item = DealInstance {
-            chunk: chunk.global,
-            seq: 0,
-            deal: Deal {
-                first: [0; MAX_RANKS],
-                second: [0; MAX_RANKS],
-                weight: 0,
-            },
-        };
-        match &self.spaces[chunk.cell] {
-            Some(space) => {
-                space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal| {
-                    item.deal.clone_from(deal);
-                    f(&item);
-                    item.seq += 1;
-                });
-            }
-            None => {
-                let [a, b] = self.cells[chunk.cell];
-                let mut rng = chunk_rng(self.seed, chunk.global);
-                let mut dealer = Dealer::new(&self.deck);
-                for _ in 0..chunk.len {
-                    item.deal = dealer.deal(&mut rng, a as usize, b as usize);
-                    f(&item);
-                    item.seq += 1;
-                }
-            }
-        }
-    }
-
     fn evaluate(&self, worker: &mut Worker, inst: &DealInstance, counts: &mut CellCounts) {
         let ranks = self.ranks();
-        let field = self.field as usize;
+        let field = self.source.field as usize;
         let deal = &inst.deal;
         let before = worker.solver.positions;
         let position = Position {
@@ -376,10 +289,10 @@ impl Report for Tanhinmin {
     fn verdict(&self, cells: &[&CellCounts], out_dir: &Path) -> (i32, Vec<String>) {
         let mut lines = Vec::new();
         for (cell, c) in cells.iter().enumerate() {
-            let [a, b] = self.cells[cell];
+            let [a, b] = self.source.cells[cell];
             lines.push(format!(
                 "{a}x{b} field {}: {} deals, first player wins {} ({}), {} disagree",
-                self.field,
+                self.source.field,
                 c.deals,
                 c.first_wins,
                 outputs::rate_text(self, c),

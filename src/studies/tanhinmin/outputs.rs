@@ -1,6 +1,7 @@
 //! Tanhinmin's output tables: deterministic results (`stats.csv`, `mu.csv`,
 //! `disagreements.csv`) and run details (`run.csv`, `manifest.json`).
 
+use super::deals::DealSource;
 use super::{CellCounts, Tanhinmin};
 use crate::config::Mode;
 use crate::engine::CellResult;
@@ -22,54 +23,108 @@ pub const STATS_HEADER: &[&str] = &[
     "distinct_deals",
 ];
 
+/// The columns every card study's `stats.csv` (and `rates.csv`) starts
+/// with; `runner plot` reads these.
+pub const RATE_HEADER: [&str; 9] = [
+    "n_first",
+    "n_second",
+    "field",
+    "deals",
+    "first_wins",
+    "first_win_rate",
+    "exact_fraction",
+    "ci95_low",
+    "ci95_high",
+];
+
+/// [`RATE_HEADER`] followed by a study's own columns.
+pub fn rate_header_with(extra: &[&'static str]) -> Vec<&'static str> {
+    RATE_HEADER.iter().chain(extra).copied().collect()
+}
+
+/// The [`RATE_HEADER`] fields of one cell.
+pub fn rate_fields(
+    mode: Mode,
+    cell: [u32; 2],
+    field: u32,
+    first_wins: u128,
+    deals: u128,
+) -> Vec<String> {
+    let [rate, fraction, lo, hi] = rate_columns(mode, first_wins, deals);
+    vec![
+        cell[0].to_string(),
+        cell[1].to_string(),
+        field.to_string(),
+        deals.to_string(),
+        first_wins.to_string(),
+        rate,
+        fraction,
+        lo,
+        hi,
+    ]
+}
+
 /// Digits after the point for exact decimal rates.
 const RATE_PLACES: usize = 9;
 
 /// The first-player win rate as the user reads it: exact or with interval.
 pub fn rate_text(study: &Tanhinmin, c: &CellCounts) -> String {
-    match study.mode {
+    rate_text_of(study.source.mode, c.first_wins, c.deals)
+}
+
+/// The rate as the user reads it, from the counts alone.
+pub fn rate_text_of(mode: Mode, first_wins: u128, deals: u128) -> String {
+    let c = (first_wins, deals);
+    match mode {
         Mode::Exhaustive => format!(
             "{} = {}",
-            stats::reduced_fraction(c.first_wins, c.deals),
-            stats::exact_decimal(c.first_wins, c.deals, RATE_PLACES)
+            stats::reduced_fraction(c.0, c.1),
+            stats::exact_decimal(c.0, c.1, RATE_PLACES)
         ),
         Mode::Sample => {
-            let (lo, hi) = stats::wilson95(c.first_wins, c.deals);
+            let (lo, hi) = stats::wilson95(c.0, c.1);
             format!(
                 "{:.6}, 95% CI [{lo:.6}, {hi:.6}]",
-                c.first_wins as f64 / c.deals.max(1) as f64
+                c.0 as f64 / c.1.max(1) as f64
             )
+        }
+    }
+}
+
+/// The rate columns of `stats.csv` (rate, exact fraction, interval low,
+/// high): exact with a zero-width interval when every deal was counted,
+/// Wilson's 95% interval when deals were sampled.
+pub fn rate_columns(mode: Mode, first_wins: u128, deals: u128) -> [String; 4] {
+    match mode {
+        Mode::Exhaustive => {
+            let rate = stats::exact_decimal(first_wins, deals, RATE_PLACES);
+            [
+                rate.clone(),
+                stats::reduced_fraction(first_wins, deals),
+                rate.clone(),
+                rate,
+            ]
+        }
+        Mode::Sample => {
+            let (lo, hi) = stats::wilson95(first_wins, deals);
+            [
+                stats::fmt_rate(first_wins as f64 / deals.max(1) as f64),
+                String::new(),
+                stats::fmt_rate(lo),
+                stats::fmt_rate(hi),
+            ]
         }
     }
 }
 
 /// One `stats.csv` row.
 pub fn stats_row(study: &Tanhinmin, cell: usize, c: &CellCounts) -> Vec<String> {
-    let [a, b] = study.cells[cell];
-    let (rate, fraction, lo, hi) = match study.mode {
-        Mode::Exhaustive => {
-            let rate = stats::exact_decimal(c.first_wins, c.deals, RATE_PLACES);
-            (
-                rate.clone(),
-                stats::reduced_fraction(c.first_wins, c.deals),
-                rate.clone(),
-                rate,
-            )
-        }
-        Mode::Sample => {
-            let (lo, hi) = stats::wilson95(c.first_wins, c.deals);
-            (
-                stats::fmt_rate(c.first_wins as f64 / c.deals.max(1) as f64),
-                String::new(),
-                stats::fmt_rate(lo),
-                stats::fmt_rate(hi),
-            )
-        }
-    };
+    let [a, b] = study.source.cells[cell];
+    let [rate, fraction, lo, hi] = rate_columns(study.source.mode, c.first_wins, c.deals);
     vec![
         a.to_string(),
         b.to_string(),
-        study.field.to_string(),
+        study.source.field.to_string(),
         c.deals.to_string(),
         c.first_wins.to_string(),
         rate,
@@ -82,7 +137,8 @@ pub fn stats_row(study: &Tanhinmin, cell: usize, c: &CellCounts) -> Vec<String> 
     ]
 }
 
-fn hand_text(counts: &[u8]) -> String {
+/// A hand as its card strengths, weakest first: `1 1 3 4`.
+pub fn hand_text(counts: &[u8]) -> String {
     let mut cards = Vec::new();
     for (rank, &c) in counts.iter().enumerate() {
         for _ in 0..c {
@@ -120,13 +176,13 @@ pub fn deterministic_tables(
         "mu1",
     ]);
     for (cell, c) in cells.iter().enumerate() {
-        let [a, b] = study.cells[cell];
+        let [a, b] = study.source.cells[cell];
         stats_table.row(stats_row(study, cell, c));
         for (mu0, mu1, deals, wins) in c.mu.entries() {
             mu_table.row([
                 a.to_string(),
                 b.to_string(),
-                study.field.to_string(),
+                study.source.field.to_string(),
                 mu0.to_string(),
                 mu1.to_string(),
                 deals.to_string(),
@@ -137,7 +193,7 @@ pub fn deterministic_tables(
             dis_table.row([
                 a.to_string(),
                 b.to_string(),
-                study.field.to_string(),
+                study.source.field.to_string(),
                 hand_text(&d.first),
                 hand_text(&d.second),
                 d.weight.to_string(),
@@ -157,6 +213,17 @@ pub fn deterministic_tables(
 
 /// `run.csv`: per cell, deals solved here, time, rate and search effort.
 pub fn run_details(study: &Tanhinmin, results: &[CellResult<CellCounts>]) -> Vec<u8> {
+    deal_run_details(&study.source, results, |c| c.positions)
+}
+
+/// `run.csv` of any deal study: per cell, deals evaluated here, time,
+/// throughput, and the positions its solver searched (`positions` of the
+/// counts; 0 where a study does not count them).
+pub fn deal_run_details<C>(
+    source: &DealSource,
+    results: &[CellResult<C>],
+    positions: impl Fn(&C) -> u64,
+) -> Vec<u8> {
     let mut run_table = Table::new(&[
         "n_first",
         "n_second",
@@ -167,16 +234,16 @@ pub fn run_details(study: &Tanhinmin, results: &[CellResult<CellCounts>]) -> Vec
         "positions_searched",
     ]);
     for (cell, r) in results.iter().enumerate() {
-        let [a, b] = study.cells[cell];
+        let [a, b] = source.cells[cell];
         let secs = r.elapsed.as_secs_f64();
         run_table.row([
             a.to_string(),
             b.to_string(),
-            study.field.to_string(),
+            source.field.to_string(),
             r.items.to_string(),
             format!("{secs:.3}"),
             format!("{:.0}", r.items as f64 / secs.max(1e-9)),
-            r.counts.positions.to_string(),
+            positions(&r.counts).to_string(),
         ]);
     }
     run_table.into_bytes()
