@@ -76,6 +76,7 @@ fn dp_matches_the_committed_exhaustive_minimax_results() {
         ("results/quick/stats.csv", 4),
         ("results/deal8/stats.csv", 8),
         ("results/deal9/stats.csv", 9),
+        ("results/deal10/stats.csv", 10),
     ] {
         let t = formula_tally(&[4; 13], n, n, 0);
         assert_eq!((t.deals, t.first_wins), committed(file, n, n), "{n}x{n}");
