@@ -121,6 +121,13 @@ fn default_memo_mb() -> u64 {
     2048
 }
 
+impl SolverConfig {
+    /// The memo budget in bytes, split evenly across `threads` workers.
+    pub fn bytes_per_thread(&self, threads: usize) -> usize {
+        ((self.memo_mb as usize) << 20) / threads.max(1)
+    }
+}
+
 impl Default for SolverConfig {
     fn default() -> Self {
         SolverConfig {

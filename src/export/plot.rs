@@ -17,8 +17,12 @@ pub struct RatePoint {
     pub high: f64,
 }
 
-fn columns(header: &csv::StringRecord, names: &[&str], what: &str) -> anyhow::Result<Vec<usize>> {
-    names
+/// The named columns of every row of a CSV table, as numbers. `what` names
+/// the table in errors.
+fn numeric_columns(bytes: &[u8], names: &[&str], what: &str) -> anyhow::Result<Vec<Vec<f64>>> {
+    let mut r = csv::Reader::from_reader(bytes);
+    let header = r.headers()?.clone();
+    let idx: Vec<usize> = names
         .iter()
         .map(|n| {
             header
@@ -26,41 +30,42 @@ fn columns(header: &csv::StringRecord, names: &[&str], what: &str) -> anyhow::Re
                 .position(|h| h == *n)
                 .with_context(|| format!("{what}: no column `{n}`"))
         })
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    let mut rows = Vec::new();
+    for rec in r.records() {
+        let rec = rec?;
+        let row = idx
+            .iter()
+            .map(|&i| {
+                rec[i]
+                    .parse()
+                    .with_context(|| format!("{what}: bad number `{}`", &rec[i]))
+            })
+            .collect::<anyhow::Result<Vec<f64>>>()?;
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 /// Reads the rate columns of a `stats.csv` or `rates.csv`.
 pub fn read_rates(bytes: &[u8], what: &str) -> anyhow::Result<Vec<RatePoint>> {
-    let mut r = csv::Reader::from_reader(bytes);
-    let header = r.headers()?.clone();
-    let idx = columns(
-        &header,
-        &[
-            "n_first",
-            "n_second",
-            "first_win_rate",
-            "ci95_low",
-            "ci95_high",
-        ],
-        what,
-    )?;
-    let mut out = Vec::new();
-    for rec in r.records() {
-        let rec = rec?;
-        let num = |i: usize| -> anyhow::Result<f64> {
-            rec[idx[i]]
-                .parse()
-                .with_context(|| format!("{what}: bad number `{}`", &rec[idx[i]]))
-        };
-        out.push(RatePoint {
-            n_first: num(0)? as u32,
-            n_second: num(1)? as u32,
-            rate: num(2)?,
-            low: num(3)?,
-            high: num(4)?,
-        });
-    }
-    Ok(out)
+    let names = [
+        "n_first",
+        "n_second",
+        "first_win_rate",
+        "ci95_low",
+        "ci95_high",
+    ];
+    Ok(numeric_columns(bytes, &names, what)?
+        .into_iter()
+        .map(|v| RatePoint {
+            n_first: v[0] as u32,
+            n_second: v[1] as u32,
+            rate: v[2],
+            low: v[3],
+            high: v[4],
+        })
+        .collect())
 }
 
 /// First-player win rate against hand size, with the 95% interval as error
@@ -135,30 +140,17 @@ pub struct MuCell {
 }
 
 pub fn read_mu(bytes: &[u8], what: &str) -> anyhow::Result<Vec<MuCell>> {
-    let mut r = csv::Reader::from_reader(bytes);
-    let header = r.headers()?.clone();
-    let idx = columns(
-        &header,
-        &["n_first", "n_second", "mu0", "mu1", "deals", "first_wins"],
-        what,
-    )?;
-    let mut out = Vec::new();
-    for rec in r.records() {
-        let rec = rec?;
-        let num = |i: usize| -> anyhow::Result<f64> {
-            rec[idx[i]]
-                .parse()
-                .with_context(|| format!("{what}: bad number `{}`", &rec[idx[i]]))
-        };
-        out.push(MuCell {
-            cell: (num(0)? as u32, num(1)? as u32),
-            mu0: num(2)? as u32,
-            mu1: num(3)? as u32,
-            deals: num(4)?,
-            first_wins: num(5)?,
-        });
-    }
-    Ok(out)
+    let names = ["n_first", "n_second", "mu0", "mu1", "deals", "first_wins"];
+    Ok(numeric_columns(bytes, &names, what)?
+        .into_iter()
+        .map(|v| MuCell {
+            cell: (v[0] as u32, v[1] as u32),
+            mu0: v[2] as u32,
+            mu1: v[3] as u32,
+            deals: v[4],
+            first_wins: v[5],
+        })
+        .collect())
 }
 
 /// Heat map of the (μ0, μ1) table of the largest cell: colour is the share

@@ -15,11 +15,11 @@ use crate::studies::score::pack_position;
 use crate::studies::tanhinmin::MAX_DISAGREEMENT_ROWS;
 use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy};
 use crate::studies::tanhinmin::formula::mover_wins_counts;
+use crate::studies::tanhinmin::memo::BoundedMemo;
 use crate::studies::tanhinmin::outputs::{
     deal_run_details, hand_text, rate_fields, rate_header_with, rate_text_of,
 };
 use crate::studies::tanhinmin::solver::Position;
-use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -50,8 +50,7 @@ pub fn validate(config: &Config) -> Result<(), String> {
 pub struct CutSolver {
     /// Rank index of the cut rank.
     cut: usize,
-    memo: HashMap<u128, bool>,
-    capacity: usize,
+    memo: BoundedMemo<bool>,
     pub positions: u64,
 }
 
@@ -59,10 +58,7 @@ impl CutSolver {
     pub fn new(cut_strength: u32, memo_bytes: usize) -> Self {
         CutSolver {
             cut: cut_strength as usize - 1,
-            memo: HashMap::new(),
-            // An entry costs about 32 bytes, and a hash table may be twice
-            // the size of its contents while it grows.
-            capacity: (memo_bytes / 80).max(1 << 16),
+            memo: BoundedMemo::with_bytes(memo_bytes),
             positions: 0,
         }
     }
@@ -78,7 +74,7 @@ impl CutSolver {
     /// holds a card of it.
     fn search(&mut self, p: &Position, cut: Option<usize>) -> bool {
         let key = (pack_position(p) << 6) | cut.map_or(63, |c| c as u128);
-        if let Some(&v) = self.memo.get(&key) {
+        if let Some(v) = self.memo.get(key) {
             return v;
         }
         self.positions += 1;
@@ -123,9 +119,6 @@ impl CutSolver {
                 field: 0,
             };
             wins = !self.search(&child, cut);
-        }
-        if self.memo.len() >= self.capacity {
-            self.memo.clear();
         }
         self.memo.insert(key, wins);
         wins
@@ -272,7 +265,7 @@ impl Report for CutStudy {
         Ok(CutStudy {
             source: DealSource::with_distinguished_rank(config, Some(cut)),
             cut,
-            memo_bytes: ((config.solver.memo_mb as usize) << 20) / ctx.threads.max(1),
+            memo_bytes: config.solver.bytes_per_thread(ctx.threads),
         })
     }
 

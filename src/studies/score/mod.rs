@@ -24,11 +24,11 @@ use crate::studies::tanhinmin::MAX_DISAGREEMENT_ROWS;
 use crate::studies::tanhinmin::MAX_RANKS;
 use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy, strengths};
 use crate::studies::tanhinmin::formula::mover_wins_sorted;
+use crate::studies::tanhinmin::memo::BoundedMemo;
 use crate::studies::tanhinmin::outputs::{
     deal_run_details, hand_text, rate_fields, rate_header_with, rate_text_of,
 };
 use crate::studies::tanhinmin::solver::Position;
-use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -66,18 +66,14 @@ pub fn pack_position(p: &Position) -> u128 {
 
 /// Memoised card-count minimax on compressed positions.
 pub struct ScoreSolver {
-    memo: HashMap<u128, i8>,
-    capacity: usize,
+    memo: BoundedMemo<i8>,
     pub positions: u64,
 }
 
 impl ScoreSolver {
     pub fn new(memo_bytes: usize) -> Self {
         ScoreSolver {
-            memo: HashMap::new(),
-            // An entry costs about 32 bytes, and a hash table may be twice
-            // the size of its contents while it grows.
-            capacity: (memo_bytes / 80).max(1 << 16),
+            memo: BoundedMemo::with_bytes(memo_bytes),
             positions: 0,
         }
     }
@@ -86,7 +82,7 @@ impl ScoreSolver {
     pub fn score(&mut self, p: &Position) -> i32 {
         let c = p.compressed();
         let key = pack_position(&c);
-        if let Some(&v) = self.memo.get(&key) {
+        if let Some(v) = self.memo.get(key) {
             return i32::from(v);
         }
         self.positions += 1;
@@ -118,9 +114,6 @@ impl ScoreSolver {
                 field: 0,
             };
             best = best.max(-self.score(&child));
-        }
-        if self.memo.len() >= self.capacity {
-            self.memo.clear();
         }
         self.memo.insert(key, best as i8);
         best
@@ -275,7 +268,7 @@ impl Report for ScoreStudy {
             } else {
                 c1_value
             },
-            memo_bytes: ((config.solver.memo_mb as usize) << 20) / ctx.threads.max(1),
+            memo_bytes: config.solver.bytes_per_thread(ctx.threads),
         })
     }
 

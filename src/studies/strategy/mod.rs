@@ -13,13 +13,13 @@ use crate::driver::Report;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::studies::RunContext;
+use crate::studies::tanhinmin::MAX_DISAGREEMENT_ROWS;
 use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy, strengths};
 use crate::studies::tanhinmin::formula::{mu_pair_sorted, mu_sorted};
 use crate::studies::tanhinmin::outputs::{
     deal_run_details, rate_fields, rate_header_with, rate_text_of,
 };
 use crate::studies::tanhinmin::solver::{Position, Solver};
-use crate::studies::tanhinmin::{MAX_DISAGREEMENT_ROWS, MAX_RANKS};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -182,20 +182,7 @@ pub struct Worker {
 
 impl Worker {
     fn mover_wins(&mut self, x: &[u32], y: &[u32], r: u32) -> bool {
-        let mut p = Position {
-            mover: [0; MAX_RANKS],
-            other: [0; MAX_RANKS],
-            ranks: MAX_RANKS,
-            field: r as usize,
-        };
-        for &c in x {
-            p.mover[c as usize - 1] += 1;
-        }
-        for &c in y {
-            p.other[c as usize - 1] += 1;
-        }
-        p.ranks = x.iter().chain(y).copied().max().unwrap_or(0).max(r) as usize;
-        self.solver.mover_wins(&p)
+        self.solver.mover_wins(&Position::from_cards(x, y, r))
     }
 }
 
@@ -324,7 +311,7 @@ impl Report for StrategyStudy {
             } else {
                 proof_move
             },
-            memo_bytes: ((config.solver.memo_mb as usize) << 20) / ctx.threads.max(1),
+            memo_bytes: config.solver.bytes_per_thread(ctx.threads),
         })
     }
 

@@ -139,6 +139,37 @@ fn advise_huge_pages(slots: &[AtomicU64]) {
     let _ = slots;
 }
 
+/// A private memo of u128 keys with a memory budget: when full it is
+/// cleared, which costs time but never changes a result. For solvers whose
+/// values do not fit the shared table's verdict bit.
+pub struct BoundedMemo<V> {
+    map: hashbrown::HashMap<u128, V>,
+    capacity: usize,
+}
+
+impl<V: Copy> BoundedMemo<V> {
+    pub fn with_bytes(bytes: usize) -> Self {
+        BoundedMemo {
+            map: hashbrown::HashMap::new(),
+            // An entry costs about 32 bytes, and a hash table may be twice
+            // the size of its contents while it grows.
+            capacity: (bytes / 80).max(1 << 16),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, key: u128) -> Option<V> {
+        self.map.get(&key).copied()
+    }
+
+    pub fn insert(&mut self, key: u128, value: V) {
+        if self.map.len() >= self.capacity {
+            self.map.clear();
+        }
+        self.map.insert(key, value);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,20 +8,8 @@ use crate::engine::CellResult;
 use crate::export::Table;
 use crate::stats;
 
-pub const STATS_HEADER: &[&str] = &[
-    "n_first",
-    "n_second",
-    "field",
-    "deals",
-    "first_wins",
-    "first_win_rate",
-    "exact_fraction",
-    "ci95_low",
-    "ci95_high",
-    "agree",
-    "disagree",
-    "distinct_deals",
-];
+/// Columns of Tanhinmin's `stats.csv` after [`RATE_HEADER`].
+pub const STATS_COLUMNS: &[&str] = &["agree", "disagree", "distinct_deals"];
 
 /// The columns every card study's `stats.csv` (and `rates.csv`) starts
 /// with; `runner plot` reads these.
@@ -119,22 +107,19 @@ pub fn rate_columns(mode: Mode, first_wins: u128, deals: u128) -> [String; 4] {
 
 /// One `stats.csv` row.
 pub fn stats_row(study: &Tanhinmin, cell: usize, c: &CellCounts) -> Vec<String> {
-    let [a, b] = study.source.cells[cell];
-    let [rate, fraction, lo, hi] = rate_columns(study.source.mode, c.first_wins, c.deals);
-    vec![
-        a.to_string(),
-        b.to_string(),
-        study.source.field.to_string(),
-        c.deals.to_string(),
-        c.first_wins.to_string(),
-        rate,
-        fraction,
-        lo,
-        hi,
+    let mut row = rate_fields(
+        study.source.mode,
+        study.source.cells[cell],
+        study.source.field,
+        c.first_wins,
+        c.deals,
+    );
+    row.extend([
         c.agree.to_string(),
         c.disagree.to_string(),
         c.evaluated.to_string(),
-    ]
+    ]);
+    row
 }
 
 /// A hand as its card strengths, weakest first: `1 1 3 4`.
@@ -153,7 +138,7 @@ pub fn deterministic_tables(
     study: &Tanhinmin,
     cells: &[&CellCounts],
 ) -> Vec<(&'static str, Vec<u8>)> {
-    let mut stats_table = Table::new(STATS_HEADER);
+    let mut stats_table = Table::new(&rate_header_with(STATS_COLUMNS));
     let mut mu_table = Table::new(&[
         "n_first",
         "n_second",
