@@ -63,6 +63,19 @@ impl SharedMemo {
         &self.slots[start..start + SLOTS]
     }
 
+    /// Starts loading `key`'s bucket into cache, so a later `get` or
+    /// `insert` does not stall on memory.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>(self.bucket(key).as_ptr() as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// The stored verdict for `key` (a canonical key, nonzero, <= MAX_KEY).
     #[inline]
     pub fn get(&self, key: u64) -> Option<bool> {

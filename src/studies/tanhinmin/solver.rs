@@ -315,15 +315,17 @@ impl Solver {
         // cost less than the cache miss of a memo probe.
         let memoize = n_mover + n_other > SMALL_POSITION_CARDS;
         let key = if memoize {
-            let key = canonical_key(&mover[..ranks], &other[..ranks], field);
-            if let Some(v) = self.lookup(key) {
-                return v;
-            }
-            key
+            canonical_key(&mover[..ranks], &other[..ranks], field)
         } else {
             0
         };
-        self.positions += 1;
+        // The probe is usually a cache miss. Choosing the first move needs
+        // only the hands, so that work runs while the bucket is on its way
+        // (measured: ~20% more deals/s at 13 cards, wasted work on hits
+        // included).
+        if memoize {
+            self.prefetch(key);
+        }
         let preferred = match self.order {
             MoveOrder::WeakestFirst => None,
             MoveOrder::ProofStrategy => strategy_move(&mover[..ranks], &other[..ranks], field),
@@ -331,6 +333,10 @@ impl Solver {
                 fewest_replies_move(&mover[..ranks], &other[..ranks], field)
             }
         };
+        if memoize && let Some(v) = self.lookup(key) {
+            return v;
+        }
+        self.positions += 1;
         let mut win = false;
         if let Some(i) = preferred {
             if i == PASS {
@@ -365,6 +371,15 @@ impl Solver {
             self.store(key, win);
         }
         win
+    }
+
+    #[inline]
+    fn prefetch(&self, key: u128) {
+        if let Some(shared) = &self.shared
+            && key <= MAX_KEY as u128
+        {
+            shared.prefetch(key as u64);
+        }
     }
 
     #[inline]
