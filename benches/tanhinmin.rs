@@ -54,25 +54,39 @@ fn bench_minimax(c: &mut Criterion) {
     let mut group = c.benchmark_group("minimax/8x8 deal");
     group.sample_size(20);
     // The production path: a fresh random deal every iteration (never a
-    // repeat), one shared memo kept across deals as in a run.
-    group.bench_function("production (fresh deals, memo kept)", |bench| {
-        let memo = Arc::new(SharedMemo::with_bytes(256 << 20));
-        let mut solver = Solver::with_shared(memo, 0, MoveOrder::WeakestFirst);
-        let deck = Deck {
-            copies: vec![4; 13],
+    // repeat), one shared memo kept across deals as in a run. "Warm" first
+    // solves a million other random deals, untimed, as a run has done after
+    // its first half second; "cold" starts from an empty memo, so it mostly
+    // measures the first few thousand deals of a run.
+    for warm_deals in [0u64, 1_000_000] {
+        let name = if warm_deals == 0 {
+            "production (fresh deals, memo kept, cold)"
+        } else {
+            "production (fresh deals, memo kept, warm)"
         };
-        let mut dealer = Dealer::new(&deck);
-        let mut rng = chunk_rng(77, 0);
-        bench.iter(|| {
-            let d = dealer.deal(&mut rng, 8, 8);
-            solver.mover_wins(&Position {
-                mover: d.first,
-                other: d.second,
-                ranks: 13,
-                field: 0,
-            })
-        })
-    });
+        group.bench_function(name, |bench| {
+            let memo = Arc::new(SharedMemo::with_bytes(256 << 20));
+            let mut solver = Solver::with_shared(memo, 0, MoveOrder::WeakestFirst);
+            let deck = Deck {
+                copies: vec![4; 13],
+            };
+            let mut dealer = Dealer::new(&deck);
+            let mut rng = chunk_rng(77, 0);
+            let mut solve_next = move || {
+                let d = dealer.deal(&mut rng, 8, 8);
+                solver.mover_wins(&Position {
+                    mover: d.first,
+                    other: d.second,
+                    ranks: 13,
+                    field: 0,
+                })
+            };
+            for _ in 0..warm_deals {
+                black_box(solve_next());
+            }
+            bench.iter(&mut solve_next)
+        });
+    }
     group.bench_function("production (memo cleared per deal)", |bench| {
         let mut i = 0;
         bench.iter(|| {

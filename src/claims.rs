@@ -140,7 +140,7 @@ impl<S: Suite> Study for ClaimStudy<S> {
         self.suite.claims().iter().map(|c| c.instances).collect()
     }
 
-    fn chunk_size(&self) -> u64 {
+    fn chunk_size(&self, _cell: usize) -> u64 {
         CHUNK
     }
 

@@ -125,7 +125,7 @@ pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> 
             exit_code: code,
             outputs: written,
             config,
-            chunk_size: study.chunk_size(),
+            chunk_sizes: chunk_sizes(&study),
         },
     )?;
     journal.remove()?;
@@ -170,7 +170,13 @@ struct RunFacts<'a> {
     exit_code: i32,
     outputs: Vec<String>,
     config: &'a Config,
-    chunk_size: u64,
+    chunk_sizes: Vec<u64>,
+}
+
+fn chunk_sizes<S: Study>(study: &S) -> Vec<u64> {
+    (0..study.cell_sizes().len())
+        .map(|cell| study.chunk_size(cell))
+        .collect()
 }
 
 fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
@@ -182,7 +188,7 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
         config_hash: manifest::config_hash(f.config),
         config: f.config,
         seed: f.config.experiment.seed,
-        chunk_size: f.chunk_size,
+        chunk_sizes: f.chunk_sizes,
         chunks: f.chunks,
         shards: f.shards,
         shard_index: f.shard_index,
@@ -341,7 +347,7 @@ where
             exit_code: code,
             outputs: written,
             config: &config,
-            chunk_size: study.chunk_size(),
+            chunk_sizes: chunk_sizes(&study),
         },
     )?;
     for line in lines {

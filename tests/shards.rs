@@ -34,6 +34,9 @@ fn write_config(dir: &Path, name: &str, body: &str) -> PathBuf {
 
 const EXHAUSTIVE: &str = "[experiment]\nname = \"e\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[5, 5], [6, 4], [2, 2]]\nfield = 4\n";
 const SAMPLE: &str = "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 3\ndeals = 30000\n[hands]\nsizes = [[6, 6], [3, 5]]\n";
+/// Deals of 23 cards are sampled in chunks of 1,024, so the first cell has
+/// two chunks of different lengths and the second one chunk of 1,100.
+const SAMPLE_LARGE: &str = "[experiment]\nname = \"l\"\nmode = \"sample\"\nseed = 5\ndeals = 1100\n[hands]\nsizes = [[11, 12], [4, 4]]\n";
 
 fn single(cfg: &Path, out: &Path, extra: &[&str]) {
     ok(&run(&run_args(cfg, out, extra)));
@@ -41,7 +44,11 @@ fn single(cfg: &Path, out: &Path, extra: &[&str]) {
 
 #[test]
 fn shards_merge_to_the_single_machine_run() {
-    for (label, body) in [("exhaustive", EXHAUSTIVE), ("sample", SAMPLE)] {
+    for (label, body) in [
+        ("exhaustive", EXHAUSTIVE),
+        ("sample", SAMPLE),
+        ("sample-large", SAMPLE_LARGE),
+    ] {
         let dir = scratch(label);
         let cfg = write_config(&dir, "c.toml", body);
         let whole = dir.join("whole");

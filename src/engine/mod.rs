@@ -47,8 +47,9 @@ pub trait Study: Sync {
 
     /// Number of instances in each cell, in output order.
     fn cell_sizes(&self) -> Vec<u64>;
-    /// Instances per chunk; a constant of the study, part of its determinism.
-    fn chunk_size(&self) -> u64;
+    /// Instances per chunk of `cell`; fixed by the study and the config,
+    /// part of its determinism.
+    fn chunk_size(&self, cell: usize) -> u64;
     /// A human label for a cell, for progress lines.
     fn cell_label(&self, cell: usize) -> String;
     fn new_worker(&self) -> Self::Worker;
@@ -65,10 +66,10 @@ pub trait Study: Sync {
 
 /// Every chunk of a study, cell by cell.
 pub fn plan<S: Study>(study: &S) -> Vec<Chunk> {
-    let size = study.chunk_size().max(1);
     let mut chunks = Vec::new();
     let mut global = 0;
     for (cell, &items) in study.cell_sizes().iter().enumerate() {
+        let size = study.chunk_size(cell).max(1);
         let mut start = 0;
         while start < items {
             let len = size.min(items - start);
@@ -228,8 +229,8 @@ mod tests {
         fn cell_sizes(&self) -> Vec<u64> {
             self.0.clone()
         }
-        fn chunk_size(&self) -> u64 {
-            3
+        fn chunk_size(&self, cell: usize) -> u64 {
+            3 + cell as u64
         }
         fn cell_label(&self, cell: usize) -> String {
             format!("cell {cell}")
@@ -262,8 +263,15 @@ mod tests {
     fn plan_covers_every_item_once_in_fixed_chunks() {
         let study = Sums(vec![10, 0, 4]);
         let chunks = plan(&study);
-        assert_eq!(chunks.len(), 4 + 2);
+        // Chunk sizes are 3 + cell: 10 items in chunks of 3, 4 items in one of 5.
+        assert_eq!(chunks.len(), 4 + 1);
         assert_eq!(chunks.iter().map(|c| c.len).sum::<u64>(), 14);
+        let lens: Vec<(usize, u64, u64)> =
+            chunks.iter().map(|c| (c.cell, c.start, c.len)).collect();
+        assert_eq!(
+            lens,
+            [(0, 0, 3), (0, 3, 3), (0, 6, 3), (0, 9, 1), (2, 0, 4)]
+        );
         assert!(chunks.iter().enumerate().all(|(i, c)| c.global == i as u64));
     }
 

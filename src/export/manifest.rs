@@ -15,7 +15,8 @@ pub struct Manifest<'a, C: Serialize> {
     pub config_hash: String,
     pub config: &'a C,
     pub seed: u64,
-    pub chunk_size: u64,
+    /// Instances per chunk, one entry per cell.
+    pub chunk_sizes: Vec<u64>,
     pub chunks: u64,
     /// Shards of the whole run, and which one this is (0 for a merge).
     pub shards: u64,

@@ -50,7 +50,7 @@ impl Study for Rates {
         vec![1; self.cells.len()]
     }
 
-    fn chunk_size(&self) -> u64 {
+    fn chunk_size(&self, _cell: usize) -> u64 {
         1
     }
 

@@ -479,9 +479,20 @@ pub struct DealInstance {
 
 /// Distinct deals per chunk in exhaustive mode.
 pub const EXHAUSTIVE_CHUNK: u64 = 1 << 16;
-/// Deals per chunk in sample mode. Part of the random stream's definition:
-/// changing it changes which deals a seed draws.
+/// Deals per chunk in sample mode for deals of up to 20 cards in all. Part
+/// of the random stream's definition: changing it changes which deals a seed
+/// draws.
 pub const SAMPLE_CHUNK: u64 = 1 << 12;
+
+/// Deals per chunk when sampling deals of `cards` cards in all. Solving
+/// costs grow about 2^(cards / 2) per deal, so larger deals get smaller
+/// chunks (halved every two cards past 20, down to one deal): every chunk
+/// then costs about the same, and a run of a few large deals still spreads
+/// over all threads.
+pub fn sample_chunk(cards: u32) -> u64 {
+    let halvings = cards.saturating_sub(20).div_ceil(2);
+    (SAMPLE_CHUNK >> halvings.min(63)).max(1)
+}
 
 /// The deals of a config's cells, enumerated or sampled, for any study
 /// that evaluates deals: one cell per `[hands] sizes` entry.
@@ -549,10 +560,13 @@ impl DealSource {
             .collect()
     }
 
-    pub fn chunk_size(&self) -> u64 {
+    pub fn chunk_size(&self, cell: usize) -> u64 {
         match self.mode {
             crate::config::Mode::Exhaustive => EXHAUSTIVE_CHUNK,
-            crate::config::Mode::Sample => SAMPLE_CHUNK,
+            crate::config::Mode::Sample => {
+                let [a, b] = self.cells[cell];
+                sample_chunk(a + b)
+            }
         }
     }
 
@@ -616,8 +630,8 @@ impl<T: DealStudy> crate::engine::Study for T {
         self.source().cell_sizes()
     }
 
-    fn chunk_size(&self) -> u64 {
-        self.source().chunk_size()
+    fn chunk_size(&self, cell: usize) -> u64 {
+        self.source().chunk_size(cell)
     }
 
     fn cell_label(&self, cell: usize) -> String {
@@ -655,6 +669,17 @@ pub fn strengths(counts: &[u8]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sample_chunks_shrink_with_deal_size() {
+        assert_eq!(sample_chunk(2), SAMPLE_CHUNK);
+        assert_eq!(sample_chunk(20), SAMPLE_CHUNK);
+        assert_eq!(sample_chunk(21), SAMPLE_CHUNK / 2);
+        assert_eq!(sample_chunk(26), 512);
+        assert_eq!(sample_chunk(52), 1);
+        assert_eq!(sample_chunk(u32::MAX), 1);
+        assert!((1..60).all(|c| sample_chunk(c + 1) <= sample_chunk(c)));
+    }
 
     fn standard() -> Deck {
         Deck {

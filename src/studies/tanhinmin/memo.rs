@@ -10,26 +10,73 @@
 //! replaces its entry with the fewest cards: those are the cheapest to solve
 //! again. Memory is fixed at creation, and pages nobody touched cost nothing.
 
+//!
+//! The same bucket scheme, with 16-byte entries and no atomics, is the
+//! private memo of one solver for keys too long for 63 bits (positions of
+//! more than 28 cards). Its replacement policy matters most there: a memo
+//! that is simply cleared when full throws away the large positions that
+//! took the longest to solve, and 26-card deals never finished that way.
+
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const SLOTS: usize = 8;
-const BUCKET_BYTES: usize = SLOTS * 8;
+const LINE_BYTES: usize = 64;
 
-/// Largest key the table can hold: one bit is kept for the verdict.
+/// Largest key the shared table can hold: one bit is kept for the verdict.
 pub const MAX_KEY: u64 = (1 << 63) - 1;
 
-pub struct SharedMemo {
-    slots: Box<[AtomicU64]>,
+/// One entry of a bucket table: `key << 1 | verdict`, zero when empty.
+pub trait Slot {
+    /// Largest key an entry can hold.
+    const MAX_KEY: u128;
+    fn load(&self) -> u128;
+    fn store(&self, entry: u128);
+}
+
+impl Slot for AtomicU64 {
+    const MAX_KEY: u128 = MAX_KEY as u128;
+    #[inline]
+    fn load(&self) -> u128 {
+        AtomicU64::load(self, Ordering::Relaxed) as u128
+    }
+    #[inline]
+    fn store(&self, entry: u128) {
+        AtomicU64::store(self, entry as u64, Ordering::Relaxed)
+    }
+}
+
+impl Slot for Cell<u128> {
+    const MAX_KEY: u128 = u128::MAX >> 1;
+    #[inline]
+    fn load(&self) -> u128 {
+        self.get()
+    }
+    #[inline]
+    fn store(&self, entry: u128) {
+        self.set(entry)
+    }
+}
+
+/// A fixed-size table of verdicts in buckets of one cache line.
+pub struct BucketMemo<S> {
+    slots: Box<[S]>,
     /// First slot of the first bucket, chosen so buckets sit on cache lines.
     base: usize,
     buckets: usize,
 }
 
-impl SharedMemo {
+/// The table all threads share, for keys of up to 63 bits.
+pub type SharedMemo = BucketMemo<AtomicU64>;
+/// One solver's own table, for keys of up to 127 bits.
+pub type PrivateMemo = BucketMemo<Cell<u128>>;
+
+impl<S: Slot> BucketMemo<S> {
+    const SLOTS: usize = LINE_BYTES / std::mem::size_of::<S>();
+
     /// A table of at most `bytes` bytes (rounded down to a power of two
     /// buckets, at least one).
     pub fn with_bytes(bytes: usize) -> Self {
-        let wanted = (bytes / BUCKET_BYTES).max(1);
+        let wanted = (bytes / LINE_BYTES).max(1);
         let count = if wanted.is_power_of_two() {
             wanted
         } else {
@@ -40,12 +87,14 @@ impl SharedMemo {
         // lazily: untouched pages are never resident and nothing is cleared
         // up front. (Asking for 64-byte alignment would make the allocator
         // memset the whole table, so buckets are aligned by an offset.)
-        let slots =
-            unsafe { Box::<[AtomicU64]>::new_zeroed_slice(count * SLOTS + SLOTS).assume_init() };
-        advise_huge_pages(&slots);
-        let misalign = (slots.as_ptr() as usize) % BUCKET_BYTES;
-        let base = ((BUCKET_BYTES - misalign) % BUCKET_BYTES) / 8;
-        SharedMemo {
+        let len = count * Self::SLOTS + Self::SLOTS;
+        // SAFETY: both slot types are plain integers, for which all-zero
+        // bytes are a valid value.
+        let slots = unsafe { Box::<[S]>::new_zeroed_slice(len).assume_init() };
+        advise_huge_pages(slots.as_ptr() as usize, std::mem::size_of_val(&*slots));
+        let misalign = (slots.as_ptr() as usize) % LINE_BYTES;
+        let base = ((LINE_BYTES - misalign) % LINE_BYTES) / std::mem::size_of::<S>();
+        BucketMemo {
             slots,
             base,
             buckets: count,
@@ -53,21 +102,23 @@ impl SharedMemo {
     }
 
     pub fn bytes(&self) -> usize {
-        self.buckets * BUCKET_BYTES
+        self.buckets * LINE_BYTES
     }
 
     #[inline]
-    fn bucket(&self, key: u64) -> &[AtomicU64] {
-        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let start = self.base + ((h >> 20) as usize & (self.buckets - 1)) * SLOTS;
-        &self.slots[start..start + SLOTS]
+    fn bucket(&self, key: u128) -> &[S] {
+        let folded = (key as u64) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let h = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let start = self.base + ((h >> 20) as usize & (self.buckets - 1)) * Self::SLOTS;
+        &self.slots[start..start + Self::SLOTS]
     }
 
     /// Starts loading `key`'s bucket into cache, so a later `get` or
     /// `insert` does not stall on memory.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
+    pub fn prefetch(&self, key: u128) {
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint; the address lies in the table.
         unsafe {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             _mm_prefetch::<_MM_HINT_T0>(self.bucket(key).as_ptr() as *const i8);
@@ -76,12 +127,13 @@ impl SharedMemo {
         let _ = key;
     }
 
-    /// The stored verdict for `key` (a canonical key, nonzero, <= MAX_KEY).
+    /// The stored verdict for `key` (a canonical key: nonzero, at most
+    /// `S::MAX_KEY`).
     #[inline]
-    pub fn get(&self, key: u64) -> Option<bool> {
-        debug_assert!(key != 0 && key <= MAX_KEY);
+    pub fn get(&self, key: u128) -> Option<bool> {
+        debug_assert!(key != 0 && key <= S::MAX_KEY);
         for slot in self.bucket(key) {
-            let e = slot.load(Ordering::Relaxed);
+            let e = slot.load();
             if e >> 1 == key {
                 return Some(e & 1 == 1);
             }
@@ -92,35 +144,34 @@ impl SharedMemo {
         None
     }
 
+    /// Stores a verdict; returns whether another entry was evicted for it.
     #[inline]
-    pub fn insert(&self, key: u64, value: bool) {
-        debug_assert!(key != 0 && key <= MAX_KEY);
-        let entry = (key << 1) | value as u64;
+    pub fn insert(&self, key: u128, value: bool) -> bool {
+        debug_assert!(key != 0 && key <= S::MAX_KEY);
+        let entry = (key << 1) | value as u128;
         let bucket = self.bucket(key);
         let mut victim = 0;
         let mut victim_len = u32::MAX;
         for (i, slot) in bucket.iter().enumerate() {
-            let e = slot.load(Ordering::Relaxed);
+            let e = slot.load();
             if e == 0 || e >> 1 == key {
-                slot.store(entry, Ordering::Relaxed);
-                return;
+                slot.store(entry);
+                return false;
             }
             // Keys carry a leading 1 bit, so a longer key has more cards.
-            let len = 64 - e.leading_zeros();
+            let len = 128 - e.leading_zeros();
             if len < victim_len {
                 victim = i;
                 victim_len = len;
             }
         }
-        bucket[victim].store(entry, Ordering::Relaxed);
+        bucket[victim].store(entry);
+        true
     }
 
     /// Entries in use, by scanning (for reports and tests, not hot paths).
     pub fn len(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|s| s.load(Ordering::Relaxed) != 0)
-            .count()
+        self.slots.iter().filter(|s| s.load() != 0).count()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -132,12 +183,11 @@ impl SharedMemo {
 /// pages, so with 4 KiB pages nearly every one also misses the TLB; measured
 /// on 13-card deals, a 4 GiB table ran 3x slower than a 256 MiB one without
 /// this. Only a hint: where it is refused nothing changes but speed.
-fn advise_huge_pages(slots: &[AtomicU64]) {
+fn advise_huge_pages(start: usize, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let start = slots.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(slots);
+        let end = start + len;
         let aligned = start.div_ceil(HUGE) * HUGE;
         if end > aligned + HUGE {
             let len = (end - aligned) / HUGE * HUGE;
@@ -149,7 +199,7 @@ fn advise_huge_pages(slots: &[AtomicU64]) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = slots;
+    let _ = (start, len);
 }
 
 /// A private memo of u128 keys with a memory budget: when full it is
@@ -197,7 +247,7 @@ mod tests {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let key = (x >> 2) | 1;
+            let key = ((x >> 2) | 1) as u128;
             let v = (x >> 40) & 1 == 1;
             memo.insert(key, v);
             truth.insert(key, v);
@@ -209,17 +259,17 @@ mod tests {
                 }
             }
         }
-        assert!(memo.len() <= 16 * SLOTS);
+        assert!(memo.len() <= 16 * SharedMemo::SLOTS);
         assert_eq!(memo.bytes(), 64 * 16);
     }
 
     #[test]
     fn keeps_what_fits() {
         let memo = SharedMemo::with_bytes(1 << 20);
-        for k in 1..1000u64 {
+        for k in 1..1000u128 {
             memo.insert(k * 977, k % 3 == 0);
         }
-        for k in 1..1000u64 {
+        for k in 1..1000u128 {
             assert_eq!(memo.get(k * 977), Some(k % 3 == 0));
         }
         assert_eq!(memo.get(5), None);
@@ -228,11 +278,47 @@ mod tests {
     #[test]
     fn prefers_to_evict_small_positions() {
         let memo = SharedMemo::with_bytes(64);
-        let big = (1u64 << 60) | 7;
+        let big = (1u128 << 60) | 7;
         memo.insert(big, true);
-        for k in 1..100u64 {
+        for k in 1..100u128 {
             memo.insert(k, false);
         }
         assert_eq!(memo.get(big), Some(true));
+    }
+
+    /// Keys of 26-card deals use all 128 bits; keys equal in their low half
+    /// must stay apart, and an overfull private table must stay exact.
+    #[test]
+    fn private_table_keeps_long_keys_apart_and_exact() {
+        let memo = PrivateMemo::with_bytes(64 * 32);
+        let mut truth = HashMap::new();
+        let mut x: u64 = 777;
+        let mut evicted = false;
+        for i in 0..20_000u128 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Few distinct low halves, so many keys share one.
+            let key = (1u128 << 110) | ((x as u128 >> 20) << 64) | (i % 5 + 1);
+            let v = (x >> 40) & 1 == 1;
+            evicted |= memo.insert(key, v);
+            truth.insert(key, v);
+            if i % 11 == 0 {
+                for (&k, &tv) in truth.iter().take(50) {
+                    if let Some(got) = memo.get(k) {
+                        assert_eq!(got, tv);
+                    }
+                }
+            }
+        }
+        assert!(evicted);
+        assert!(memo.len() <= 32 * PrivateMemo::SLOTS);
+        let (a, b) = ((5u128 << 100) | 9, (6u128 << 100) | 9);
+        let memo = PrivateMemo::with_bytes(1 << 16);
+        memo.insert(a, true);
+        assert_eq!(memo.get(a), Some(true));
+        assert_eq!(memo.get(b), None);
+        memo.insert(b, false);
+        assert_eq!((memo.get(a), memo.get(b)), (Some(true), Some(false)));
     }
 }

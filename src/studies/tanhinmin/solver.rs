@@ -12,8 +12,7 @@
 //! different deals that are the same game share one memo entry.
 
 use super::MAX_RANKS;
-use super::memo::{MAX_KEY, SharedMemo};
-use hashbrown::HashMap;
+use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
 use std::sync::Arc;
 
 /// Hands as counts per rank; rank index `i` has strength `i + 1`.
@@ -106,10 +105,6 @@ pub fn canonical_key(mover: &[u8], other: &[u8], field: usize) -> u128 {
 /// Largest total number of cards a canonical key can describe.
 pub const MAX_CARDS: usize = 60;
 
-/// Bytes one memo entry costs in the table, including hashbrown's control
-/// byte and load-factor slack, for sizing the memo from a memory budget.
-pub const MEMO_ENTRY_BYTES: usize = 40;
-
 /// Which move the search tries first. Only speed depends on it: every move
 /// is still searched until one wins, so the verdict is the same either way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -200,20 +195,20 @@ pub fn strategy_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> 
 }
 
 /// Memoized minimax solver. The memo is kept across deals, since most
-/// positions recur under the canonical key; when it reaches its capacity it is
-/// cleared, which costs time but never changes a verdict.
+/// positions recur under the canonical key; when a bucket is full its
+/// smallest position is evicted, which costs time but never changes a
+/// verdict.
 pub struct Solver {
     /// The table shared by all threads, for keys that fit in 63 bits
     /// (positions of up to 28 cards).
     shared: Option<Arc<SharedMemo>>,
     /// This solver's own memo, for larger keys or when nothing is shared.
-    memo: HashMap<u128, bool>,
+    private: PrivateMemo,
     order: MoveOrder,
-    capacity: usize,
     /// Positions expanded by search (memo misses), for the run report.
     pub positions: u64,
-    /// Times the memo was cleared for reaching its capacity.
-    pub memo_clears: u64,
+    /// Entries of the private memo evicted to make room.
+    pub memo_evictions: u64,
     /// Positions where a preferred first move was tried, and where it won.
     pub preferred_tries: u64,
     pub preferred_wins: u64,
@@ -235,18 +230,18 @@ impl Solver {
     pub fn with_order(memo_bytes: usize, order: MoveOrder) -> Self {
         Solver {
             shared: None,
-            memo: HashMap::new(),
+            private: PrivateMemo::with_bytes(memo_bytes),
             order,
-            capacity: (memo_bytes / MEMO_ENTRY_BYTES).max(1024),
             positions: 0,
-            memo_clears: 0,
+            memo_evictions: 0,
             preferred_tries: 0,
             preferred_wins: 0,
         }
     }
 
+    /// Entries in the private memo (a scan; for tests).
     pub fn memo_len(&self) -> usize {
-        self.memo.len()
+        self.private.len()
     }
 
     /// Does the player to move win? `pos` need not be compressed.
@@ -375,32 +370,27 @@ impl Solver {
 
     #[inline]
     fn prefetch(&self, key: u128) {
-        if let Some(shared) = &self.shared
-            && key <= MAX_KEY as u128
-        {
-            shared.prefetch(key as u64);
+        match &self.shared {
+            Some(shared) if key <= MAX_KEY as u128 => shared.prefetch(key),
+            _ => self.private.prefetch(key),
         }
     }
 
     #[inline]
     fn lookup(&self, key: u128) -> Option<bool> {
         match &self.shared {
-            Some(shared) if key <= MAX_KEY as u128 => shared.get(key as u64),
-            _ => self.memo.get(&key).copied(),
+            Some(shared) if key <= MAX_KEY as u128 => shared.get(key),
+            _ => self.private.get(key),
         }
     }
 
     #[inline]
     fn store(&mut self, key: u128, win: bool) {
         match &self.shared {
-            Some(shared) if key <= MAX_KEY as u128 => shared.insert(key as u64, win),
-            _ => {
-                if self.memo.len() >= self.capacity {
-                    self.memo.clear();
-                    self.memo_clears += 1;
-                }
-                self.memo.insert(key, win);
+            Some(shared) if key <= MAX_KEY as u128 => {
+                shared.insert(key, win);
             }
+            _ => self.memo_evictions += self.private.insert(key, win) as u64,
         }
     }
 }
