@@ -57,6 +57,23 @@ impl Slot for Cell<u128> {
     }
 }
 
+/// Spreads a key over all 64 bits. Every key bit must reach the bucket
+/// index: keys write the weakest cards in their high bits and the strongest
+/// in their low bits, and a search that plays weak cards first changes the
+/// one while the other stays put. (A plain multiplicative hash read at bits
+/// 20 and up ignored a key's top bits; at 26 cards nearly every position of a
+/// deal then fell in a few buckets.) Murmur3's finaliser after folding the
+/// halves.
+#[inline]
+fn mix(key: u128) -> u64 {
+    let mut x = (key as u64) ^ ((key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
 /// A fixed-size table of verdicts in buckets of one cache line.
 pub struct BucketMemo<S> {
     slots: Box<[S]>,
@@ -107,9 +124,7 @@ impl<S: Slot> BucketMemo<S> {
 
     #[inline]
     fn bucket(&self, key: u128) -> &[S] {
-        let folded = (key as u64) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        let h = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let start = self.base + ((h >> 20) as usize & (self.buckets - 1)) * Self::SLOTS;
+        let start = self.base + (mix(key) as usize & (self.buckets - 1)) * Self::SLOTS;
         &self.slots[start..start + Self::SLOTS]
     }
 
@@ -320,5 +335,25 @@ mod tests {
         assert_eq!(memo.get(b), None);
         memo.insert(b, false);
         assert_eq!((memo.get(a), memo.get(b)), (Some(true), Some(false)));
+    }
+
+    /// Keys that differ only in their top bits (the weakest cards) must
+    /// spread over the buckets, or a search that plays weak cards first
+    /// keeps evicting its own positions.
+    #[test]
+    fn keys_differing_only_in_high_bits_spread_over_buckets() {
+        let shared = SharedMemo::with_bytes(64 * 1024);
+        let private = PrivateMemo::with_bytes(64 * 1024);
+        for i in 1..=1000u128 {
+            shared.insert((i << 52) | 0x3F, true);
+            private.insert((i << 100) | 0x3F, true);
+        }
+        let kept = |m: &dyn Fn(u128) -> Option<bool>, shift: u32| {
+            (1..=1000u128)
+                .filter(|&i| m((i << shift) | 0x3F).is_some())
+                .count()
+        };
+        assert!(kept(&|k| shared.get(k), 52) > 990);
+        assert!(kept(&|k| private.get(k), 100) > 990);
     }
 }
