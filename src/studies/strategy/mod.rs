@@ -304,14 +304,17 @@ pub const STRATEGY_COLUMNS: &[&str] = &[
 
 impl Report for StrategyStudy {
     fn build(config: &Config, ctx: &RunContext) -> anyhow::Result<Self> {
+        let source = DealSource::new(config);
+        let memo_bytes =
+            crate::studies::tanhinmin::memo_budget(config, &source) / ctx.threads.max(1);
         Ok(StrategyStudy {
-            source: DealSource::new(config),
+            source,
             strategy: if ctx.inject_fault {
                 weakest_move
             } else {
                 proof_move
             },
-            memo_bytes: config.solver.bytes_per_thread(ctx.threads),
+            memo_bytes,
         })
     }
 

@@ -49,24 +49,30 @@ pub struct Tanhinmin {
     pub claim: Claim,
 }
 
+/// The memo bytes a run of `source` can use: `[solver] memo_mb`, capped by
+/// a rough need. A small run cannot fill a large memo, and the tables are
+/// fixed-size with random bucket order, so every page of one would be
+/// touched; the need is 16 bytes times 2^(cards / 2) per deal (positions per
+/// deal grow about that fast), never below 16 MiB.
+pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
+    let need: usize = source
+        .cells
+        .iter()
+        .zip(source.cell_sizes())
+        .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
+        .fold(0usize, |acc, x| acc.saturating_add(x));
+    (config.solver.memo_mb as usize * (1 << 20)).min(need.max(16 << 20))
+}
+
 impl Tanhinmin {
     pub fn new(config: &Config, threads: usize, claim: Claim) -> Self {
         let source = DealSource::new(config);
         let cells = source.cells.clone();
+        let memo_bytes = memo_budget(config, &source);
         // Keys of up to 28 cards fit the shared table; larger cells need
         // private memos too. Most of their positions have more than 28
         // cards (measured at 26x26: a 2 GiB private table full while the
         // shared one was barely touched), so those get 7/8 of the budget.
-        // A small run cannot fill a large memo, and touching a large table
-        // sparsely still costs its pages, so the budget is capped by a rough
-        // need: 16 bytes times 2^(cards / 2) per instance (measured positions
-        // per deal grow about that fast), never below 16 MiB.
-        let need: usize = cells
-            .iter()
-            .zip(source.cell_sizes())
-            .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
-            .fold(0usize, |acc, x| acc.saturating_add(x));
-        let memo_bytes = (config.solver.memo_mb as usize * (1 << 20)).min(need.max(16 << 20));
         let needs_local = cells.iter().any(|&[a, b]| a + b > 28);
         let shared_bytes = if needs_local {
             memo_bytes / 8
