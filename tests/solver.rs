@@ -8,7 +8,9 @@ use runner::studies::tanhinmin::memo::SharedMemo;
 use runner::studies::tanhinmin::reference::{
     CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
 };
-use runner::studies::tanhinmin::solver::{MoveOrder, Position, Solver, strategy_move};
+use runner::studies::tanhinmin::solver::{
+    MoveOrder, Position, Solver, fewest_replies_move, fewest_replies_move_plain, strategy_move,
+};
 use std::sync::Arc;
 
 fn hand(max_len: usize, top: u32) -> impl Strategy<Value = Vec<u32>> {
@@ -32,6 +34,19 @@ proptest! {
     fn memoized_minimax_equals_plain_recursion(x in hand(6, 9), y in hand(6, 9), r in 0u32..10) {
         let mut solver = Solver::new(1 << 20);
         prop_assert_eq!(fast(&x, &y, r, &mut solver), plain_mover_wins(&x, &y, r));
+    }
+
+    /// The fast first-move choice scans from the top and stops early, and
+    /// skips lost positions with one μ test; it must pick the plain one's move.
+    #[test]
+    fn fewest_replies_fast_picks_the_plain_move(x in hand(13, 13), y in hand(13, 13), r in 0u32..14) {
+        let p = Position::from_cards(&x, &y, r);
+        let ranks = p.ranks.max(r as usize);
+        let field = (r as usize).min(ranks);
+        prop_assert_eq!(
+            fewest_replies_move(&p.mover[..ranks], &p.other[..ranks], field),
+            fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
+        );
     }
 
     #[test]

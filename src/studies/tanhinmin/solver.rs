@@ -130,7 +130,50 @@ pub const PASS: usize = usize::MAX;
 
 /// The move for [`MoveOrder::FewestReplies`]: a rank index, [`PASS`], or
 /// `None` when the μ test names no winning move.
+///
+/// Opponent replies only shrink as the card played gets stronger, so the
+/// search for the winning move with the fewest replies runs from the top
+/// and stops once replies grow past the best found; ties still go to the
+/// weakest card. A position the μ test calls lost has no μ-winning move (by
+/// the theorem), so it costs one test instead of one per move. Half the
+/// positions of a proof are lost ones. This only orders moves: the search
+/// still proves every verdict.
 pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
+    if !super::formula::mover_wins_counts(mover, other, field) {
+        return None;
+    }
+    let ranks = mover.len();
+    let mut rest = [0u8; MAX_RANKS];
+    rest[..ranks].copy_from_slice(mover);
+    let mut above = [0u32; MAX_RANKS + 1];
+    for i in (0..ranks).rev() {
+        above[i] = above[i + 1] + (other[i] > 0) as u32;
+    }
+    let mut best: Option<(u32, usize)> = None;
+    for i in (field..ranks).rev() {
+        if mover[i] == 0 {
+            continue;
+        }
+        let replies = above[i + 1];
+        if best.is_some_and(|(r, _)| replies > r) {
+            break;
+        }
+        rest[i] -= 1;
+        let opponent_wins = super::formula::mover_wins_counts(other, &rest[..ranks], i + 1);
+        rest[i] += 1;
+        if !opponent_wins {
+            best = Some((replies, i));
+        }
+    }
+    if best.is_none() && field > 0 && !super::formula::mover_wins_counts(other, mover, 0) {
+        return Some(PASS);
+    }
+    best.map(|(_, i)| i)
+}
+
+/// [`fewest_replies_move`] the obvious way: the μ test after every move.
+/// The fast version must choose the same move; tests compare the two.
+pub fn fewest_replies_move_plain(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
     let ranks = mover.len();
     let mut rest = [0u8; MAX_RANKS];
     rest[..ranks].copy_from_slice(mover);
