@@ -17,6 +17,23 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The end of a check's verdict: exit 1 with `fail_line` when the check
+/// failed, else exit 0 with `ok_line`.
+pub fn check_verdict(
+    mut lines: Vec<String>,
+    failed: bool,
+    fail_line: String,
+    ok_line: String,
+) -> (i32, Vec<String>) {
+    if failed {
+        lines.push(fail_line);
+        (crate::app::EXIT_CHECK_FAILED, lines)
+    } else {
+        lines.push(ok_line);
+        (crate::app::EXIT_OK, lines)
+    }
+}
+
 /// What a study adds to the engine to be run from a config: how to build it,
 /// which tables it writes, and what its counts mean for the exit code.
 pub trait Report: Study + Sized {

@@ -17,7 +17,7 @@ use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy};
 use crate::studies::tanhinmin::formula::mover_wins_counts;
 use crate::studies::tanhinmin::memo::BoundedMemo;
 use crate::studies::tanhinmin::outputs::{
-    deal_run_details, hand_text, rate_fields, rate_header_with, rate_text_of,
+    deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::tanhinmin::solver::Position;
 use serde::{Deserialize, Serialize};
@@ -300,19 +300,17 @@ impl Report for CutStudy {
         let field = self.source.field.to_string();
         let who = |first: bool| if first { "first" } else { "second" };
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
-            let mut row = rate_fields(
-                self.source.mode,
+            stats.row(deal_stats_row(
+                &self.source,
                 [a, b],
-                self.source.field,
                 c.first_wins,
                 c.deals,
-            );
-            row.extend([
-                c.formula_agree.to_string(),
-                c.formula_disagree.to_string(),
-                c.winner_changed.to_string(),
-            ]);
-            stats.row(row);
+                [
+                    c.formula_agree.to_string(),
+                    c.formula_disagree.to_string(),
+                    c.winner_changed.to_string(),
+                ],
+            ));
             for f in &c.failures {
                 fails.row([
                     a.to_string(),

@@ -26,7 +26,7 @@ use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy, stre
 use crate::studies::tanhinmin::formula::mover_wins_sorted;
 use crate::studies::tanhinmin::memo::BoundedMemo;
 use crate::studies::tanhinmin::outputs::{
-    deal_run_details, hand_text, rate_fields, rate_header_with, rate_text_of,
+    deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::tanhinmin::solver::Position;
 use serde::{Deserialize, Serialize};
@@ -285,19 +285,17 @@ impl Report for ScoreStudy {
         let field = self.source.field.to_string();
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
             let total: f64 = c.scores.iter().map(|(&s, &w)| s as f64 * w as f64).sum();
-            let mut row = rate_fields(
-                self.source.mode,
+            stats.row(deal_stats_row(
+                &self.source,
                 [a, b],
-                self.source.field,
                 c.first_wins,
                 c.deals,
-            );
-            row.extend([
-                format!("{:.6}", total / c.deals.max(1) as f64),
-                c.c1_agree.to_string(),
-                c.c1_disagree.to_string(),
-            ]);
-            stats.row(row);
+                [
+                    format!("{:.6}", total / c.deals.max(1) as f64),
+                    c.c1_agree.to_string(),
+                    c.c1_disagree.to_string(),
+                ],
+            ));
             for (s, w) in &c.scores {
                 dist.row([
                     a.to_string(),
@@ -343,17 +341,14 @@ impl Report for ScoreStudy {
             ));
         }
         let dir = out_dir.display();
-        if bad > 0 {
-            lines.push(format!(
+        crate::driver::check_verdict(
+            lines,
+            bad > 0,
+            format!(
                 "conjecture C1 fails on {bad} deals; smallest counterexamples in {dir}/c1_failures.csv"
-            ));
-            (crate::app::EXIT_CHECK_FAILED, lines)
-        } else {
-            lines.push(format!(
-                "conjecture C1 held on every deal; results in {dir}"
-            ));
-            (crate::app::EXIT_OK, lines)
-        }
+            ),
+            format!("conjecture C1 held on every deal; results in {dir}"),
+        )
     }
 }
 

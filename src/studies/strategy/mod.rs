@@ -17,7 +17,7 @@ use crate::studies::tanhinmin::MAX_DISAGREEMENT_ROWS;
 use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy, strengths};
 use crate::studies::tanhinmin::formula::{mu_pair_sorted, mu_sorted};
 use crate::studies::tanhinmin::outputs::{
-    deal_run_details, rate_fields, rate_header_with, rate_text_of,
+    deal_run_details, deal_stats_row, rate_header_with, rate_text_of,
 };
 use crate::studies::tanhinmin::solver::{Position, Solver};
 use serde::{Deserialize, Serialize};
@@ -325,22 +325,20 @@ impl Report for StrategyStudy {
             "bad_move",
         ]);
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
-            let mut row = rate_fields(
-                self.source.mode,
+            stats.row(deal_stats_row(
+                &self.source,
                 [a, b],
-                self.source.field,
                 c.first_wins,
                 c.deals,
-            );
-            row.extend([
-                c.lines.to_string(),
-                c.win_positions.to_string(),
-                c.win_failures.to_string(),
-                c.lose_positions.to_string(),
-                c.lose_moves.to_string(),
-                c.lose_failures.to_string(),
-            ]);
-            stats.row(row);
+                [
+                    c.lines.to_string(),
+                    c.win_positions.to_string(),
+                    c.win_failures.to_string(),
+                    c.lose_positions.to_string(),
+                    c.lose_moves.to_string(),
+                    c.lose_failures.to_string(),
+                ],
+            ));
             for f in &c.failures {
                 failures.row([
                     a.to_string(),
@@ -382,17 +380,14 @@ impl Report for StrategyStudy {
             ));
         }
         let dir = out_dir.display();
-        if failures > 0 {
-            lines.push(format!(
+        crate::driver::check_verdict(
+            lines,
+            failures > 0,
+            format!(
                 "error: the proof's strategy failed at {failures} positions; see {dir}/strategy_failures.csv"
-            ));
-            (crate::app::EXIT_CHECK_FAILED, lines)
-        } else {
-            lines.push(format!(
-                "the proof's strategy held everywhere; results in {dir}"
-            ));
-            (crate::app::EXIT_OK, lines)
-        }
+            ),
+            format!("the proof's strategy held everywhere; results in {dir}"),
+        )
     }
 }
 

@@ -309,15 +309,14 @@ impl Report for Tanhinmin {
         }
         let disagree: u128 = cells.iter().map(|c| c.disagree).sum();
         let dir = out_dir.display();
-        if disagree > 0 {
-            let written: usize = cells.iter().map(|c| c.disagreements.len()).sum();
-            lines.push(format!(
+        let written: usize = cells.iter().map(|c| c.disagreements.len()).sum();
+        crate::driver::check_verdict(
+            lines,
+            disagree > 0,
+            format!(
                 "error: {disagree} deals disagreed between minimax and the formula; {written} written to {dir}/disagreements.csv"
-            ));
-            (crate::app::EXIT_CHECK_FAILED, lines)
-        } else {
-            lines.push(format!("all deals agree; results in {dir}"));
-            (crate::app::EXIT_OK, lines)
-        }
+            ),
+            format!("all deals agree; results in {dir}"),
+        )
     }
 }

@@ -52,6 +52,20 @@ pub fn rate_fields(
     ]
 }
 
+/// One `stats.csv` row of a deal study: the rate columns of `cell`, then
+/// the study's own columns.
+pub fn deal_stats_row(
+    source: &DealSource,
+    cell: [u32; 2],
+    first_wins: u128,
+    deals: u128,
+    extra: impl IntoIterator<Item = String>,
+) -> Vec<String> {
+    let mut row = rate_fields(source.mode, cell, source.field, first_wins, deals);
+    row.extend(extra);
+    row
+}
+
 /// Digits after the point for exact decimal rates.
 const RATE_PLACES: usize = 9;
 
@@ -107,19 +121,17 @@ pub fn rate_columns(mode: Mode, first_wins: u128, deals: u128) -> [String; 4] {
 
 /// One `stats.csv` row.
 pub fn stats_row(study: &Tanhinmin, cell: usize, c: &CellCounts) -> Vec<String> {
-    let mut row = rate_fields(
-        study.source.mode,
+    deal_stats_row(
+        &study.source,
         study.source.cells[cell],
-        study.source.field,
         c.first_wins,
         c.deals,
-    );
-    row.extend([
-        c.agree.to_string(),
-        c.disagree.to_string(),
-        c.evaluated.to_string(),
-    ]);
-    row
+        [
+            c.agree.to_string(),
+            c.disagree.to_string(),
+            c.evaluated.to_string(),
+        ],
+    )
 }
 
 /// A hand as its card strengths, weakest first: `1 1 3 4`.
