@@ -54,9 +54,12 @@ proptest! {
         let mut plain = Solver::with_order(1 << 20, MoveOrder::WeakestFirst);
         let mut proof = Solver::with_order(1 << 20, MoveOrder::ProofStrategy);
         let mut replies = Solver::with_order(1 << 20, MoveOrder::FewestReplies);
+        let mut losing = Solver::with_order(1 << 20, MoveOrder::LosingFirst);
         let expected = fast(&x, &y, r, &mut plain);
         prop_assert_eq!(expected, fast(&x, &y, r, &mut proof));
         prop_assert_eq!(expected, fast(&x, &y, r, &mut replies));
+        // A first guess that loses must not cost the right verdict.
+        prop_assert_eq!(expected, fast(&x, &y, r, &mut losing));
     }
 
     /// The proof's strategy move, where it names one, really wins.
@@ -193,6 +196,7 @@ fn shared_memo_under_eviction_and_races_stays_exact() {
         MoveOrder::WeakestFirst,
         MoveOrder::ProofStrategy,
         MoveOrder::FewestReplies,
+        MoveOrder::LosingFirst,
     ] {
         let memo = Arc::new(SharedMemo::with_bytes(64 * 64));
         let handles: Vec<_> = (0..2)

@@ -120,6 +120,10 @@ pub enum MoveOrder {
     /// one that leaves the opponent the fewest replies; then weakest first.
     /// Small refutation trees make small proofs.
     FewestReplies,
+    /// For tests only (no config can name it): first a move the μ test says
+    /// loses, so that the search's recovery from a wrong first guess runs.
+    #[serde(skip)]
+    LosingFirst,
 }
 
 /// Positions with at most this many cards in all skip the memo.
@@ -143,8 +147,6 @@ pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<u
         return None;
     }
     let ranks = mover.len();
-    let mut rest = [0u8; MAX_RANKS];
-    rest[..ranks].copy_from_slice(mover);
     let mut above = [0u32; MAX_RANKS + 1];
     for i in (0..ranks).rev() {
         above[i] = above[i + 1] + (other[i] > 0) as u32;
@@ -158,10 +160,7 @@ pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<u
         if best.is_some_and(|(r, _)| replies > r) {
             break;
         }
-        rest[i] -= 1;
-        let opponent_wins = super::formula::mover_wins_counts(other, &rest[..ranks], i + 1);
-        rest[i] += 1;
-        if !opponent_wins {
+        if !super::formula::opponent_wins_after_play(mover, other, i) {
             best = Some((replies, i));
         }
     }
@@ -201,6 +200,18 @@ pub fn fewest_replies_move_plain(mover: &[u8], other: &[u8], field: usize) -> Op
     best.map(|(_, i)| i)
 }
 
+/// The weakest move after which the μ test says the opponent wins, for
+/// [`MoveOrder::LosingFirst`].
+fn losing_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
+    if other.iter().all(|&c| c == 0) {
+        return None;
+    }
+    let card = (field..mover.len())
+        .find(|&i| mover[i] > 0 && super::formula::opponent_wins_after_play(mover, other, i));
+    let pass = field > 0 && super::formula::mover_wins_counts(other, mover, 0);
+    card.or(pass.then_some(PASS))
+}
+
 /// μ(A, B) on count slices, with `b_below` extra B cards under every rank.
 #[inline]
 fn mu(a: &[u8], b: &[u8], b_below: u32) -> u32 {
@@ -235,6 +246,13 @@ pub fn strategy_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> 
     } else {
         Some(second)
     }
+}
+
+/// What a caller already knows of a position's preferred move.
+#[derive(Clone, Copy)]
+enum Hint {
+    Unknown,
+    Known(Option<usize>),
 }
 
 /// Memoized minimax solver. The memo is kept across deals, since most
@@ -342,6 +360,42 @@ impl Solver {
         ranks: usize,
         field: usize,
     ) -> bool {
+        self.search_hinted(mover, other, n_mover, n_other, ranks, field, Hint::Unknown)
+    }
+
+    /// The first move to try, if the move order names one.
+    #[inline]
+    fn preferred_move(&self, mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
+        match self.order {
+            MoveOrder::WeakestFirst => None,
+            MoveOrder::ProofStrategy => strategy_move(mover, other, field),
+            MoveOrder::FewestReplies => fewest_replies_move(mover, other, field),
+            MoveOrder::LosingFirst => losing_move(mover, other, field),
+        }
+    }
+
+    /// [`Self::search`] with the preferred move already worked out by the
+    /// caller, when it is known.
+    ///
+    /// Positions with a preferred move are not memoized: when the move wins,
+    /// which is the usual case, the position costs one probe of its child,
+    /// the same as a memo hit, and the table keeps its room for positions
+    /// whose every move must be refuted. Those are the expensive ones; before
+    /// refuting their moves one by one, the search works out each reply's
+    /// preferred answer and prefetches the position it leads to, so the
+    /// memo's cache misses overlap instead of queueing (measured below in
+    /// BENCHMARKS.md).
+    #[allow(clippy::too_many_arguments)]
+    fn search_hinted(
+        &mut self,
+        mover: &mut Counts,
+        other: &mut Counts,
+        n_mover: u32,
+        n_other: u32,
+        ranks: usize,
+        field: usize,
+        hint: Hint,
+    ) -> bool {
         if n_other == 0 {
             return false;
         }
@@ -349,66 +403,137 @@ impl Solver {
         if n_mover == 1 && mover[field..ranks].iter().any(|&c| c > 0) {
             return true;
         }
-        // Small positions are re-solved rather than looked up: their subtrees
-        // cost less than the cache miss of a memo probe.
-        let memoize = n_mover + n_other > SMALL_POSITION_CARDS;
-        let key = if memoize {
-            canonical_key(&mover[..ranks], &other[..ranks], field)
-        } else {
-            0
+        let preferred = match hint {
+            Hint::Known(m) => m,
+            Hint::Unknown => self.preferred_move(&mover[..ranks], &other[..ranks], field),
         };
-        // The probe is usually a cache miss. Choosing the first move needs
-        // only the hands, so that work runs while the bucket is on its way
-        // (measured: ~20% more deals/s at 13 cards, wasted work on hits
-        // included).
-        if memoize {
-            self.prefetch(key);
-        }
-        let preferred = match self.order {
-            MoveOrder::WeakestFirst => None,
-            MoveOrder::ProofStrategy => strategy_move(&mover[..ranks], &other[..ranks], field),
-            MoveOrder::FewestReplies => {
-                fewest_replies_move(&mover[..ranks], &other[..ranks], field)
-            }
-        };
-        if memoize && let Some(v) = self.lookup(key) {
-            return v;
-        }
         self.positions += 1;
-        let mut win = false;
         if let Some(i) = preferred {
-            if i == PASS {
-                win = !self.search(other, mover, n_other, n_mover, ranks, 0);
-            } else {
-                mover[i] -= 1;
-                win = !self.search(other, mover, n_other, n_mover - 1, ranks, i + 1);
-                mover[i] += 1;
-            }
+            let win = self.play(mover, other, n_mover, n_other, ranks, i, Hint::Unknown);
             self.preferred_tries += 1;
             self.preferred_wins += win as u64;
-        }
-        // Then weakest card first: it was the best plain order in early experiments.
-        let mut i = field;
-        while !win && i < ranks {
-            let skip = mover[i] == 0
-                || Some(i) == preferred
-                // Within a run of the mover's cards with no opponent card
-                // between, every card leads to the same canonical position.
-                || (i > field && other[i] == 0 && other[i - 1] == 0 && mover[i - 1] > 0);
-            if !skip {
-                mover[i] -= 1;
-                win = !self.search(other, mover, n_other, n_mover - 1, ranks, i + 1);
-                mover[i] += 1;
+            if win {
+                return true;
             }
-            i += 1;
         }
-        if !win && field > 0 && preferred != Some(PASS) {
-            win = !self.search(other, mover, n_other, n_mover, ranks, 0);
+        // Small positions are re-solved rather than looked up: their subtrees
+        // cost less than the cache miss of a memo probe.
+        if n_mover + n_other <= SMALL_POSITION_CARDS {
+            return self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
         }
-        if memoize {
-            self.store(key, win);
+        let key = canonical_key(&mover[..ranks], &other[..ranks], field);
+        if let Some(v) = self.lookup(key) {
+            self.positions -= 1;
+            return v;
         }
+        let win = self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
+        self.store(key, win);
         win
+    }
+
+    /// Plays rank index `i` (or passes, for [`PASS`]) and reports whether
+    /// the mover wins by it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn play(
+        &mut self,
+        mover: &mut Counts,
+        other: &mut Counts,
+        n_mover: u32,
+        n_other: u32,
+        ranks: usize,
+        i: usize,
+        hint: Hint,
+    ) -> bool {
+        if i == PASS {
+            !self.search_hinted(other, mover, n_other, n_mover, ranks, 0, hint)
+        } else {
+            mover[i] -= 1;
+            let win = !self.search_hinted(other, mover, n_other, n_mover - 1, ranks, i + 1, hint);
+            mover[i] += 1;
+            win
+        }
+    }
+
+    /// Tries every move but `skip`, weakest card first and the pass last,
+    /// until one wins.
+    #[allow(clippy::too_many_arguments)]
+    fn refute_all(
+        &mut self,
+        mover: &mut Counts,
+        other: &mut Counts,
+        n_mover: u32,
+        n_other: u32,
+        ranks: usize,
+        field: usize,
+        skip: Option<usize>,
+    ) -> bool {
+        let mut moves = [0usize; MAX_RANKS + 1];
+        let mut count = 0;
+        for i in field..ranks {
+            // Within a run of the mover's cards with no opponent card
+            // between, every card leads to the same canonical position.
+            let same_as_previous =
+                i > field && other[i] == 0 && other[i - 1] == 0 && mover[i - 1] > 0;
+            if mover[i] > 0 && Some(i) != skip && !same_as_previous {
+                moves[count] = i;
+                count += 1;
+            }
+        }
+        if field > 0 && skip != Some(PASS) {
+            moves[count] = PASS;
+            count += 1;
+        }
+        let mut hints = [Hint::Unknown; MAX_RANKS + 1];
+        if self.order != MoveOrder::WeakestFirst && n_mover > 1 {
+            for k in 0..count {
+                hints[k] = self.prefetch_reply(mover, other, n_mover, n_other, ranks, moves[k]);
+            }
+        }
+        for k in 0..count {
+            if self.play(mover, other, n_mover, n_other, ranks, moves[k], hints[k]) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// After the mover plays `i`, the opponent's preferred answer; when it
+    /// names a move, the position that answer leads to is prefetched.
+    #[inline]
+    fn prefetch_reply(
+        &mut self,
+        mover: &mut Counts,
+        other: &mut Counts,
+        n_mover: u32,
+        n_other: u32,
+        ranks: usize,
+        i: usize,
+    ) -> Hint {
+        let reply_field = if i == PASS { 0 } else { i + 1 };
+        if i != PASS {
+            mover[i] -= 1;
+        }
+        let reply = self.preferred_move(&other[..ranks], &mover[..ranks], reply_field);
+        let cards_after =
+            n_mover + n_other - (i != PASS) as u32 - matches!(reply, Some(j) if j != PASS) as u32;
+        if let Some(j) = reply
+            && cards_after > SMALL_POSITION_CARDS
+        {
+            let key = if j == PASS {
+                canonical_key(&mover[..ranks], &other[..ranks], 0)
+            } else {
+                other[j] -= 1;
+                let key = canonical_key(&mover[..ranks], &other[..ranks], j + 1);
+                other[j] += 1;
+                key
+            };
+            self.prefetch(key);
+        }
+        if i != PASS {
+            mover[i] += 1;
+        }
+        Hint::Known(reply)
     }
 
     #[inline]
