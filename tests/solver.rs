@@ -9,7 +9,8 @@ use runner::studies::tanhinmin::reference::{
     CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
 };
 use runner::studies::tanhinmin::solver::{
-    MoveOrder, Position, Solver, fewest_replies_move, fewest_replies_move_plain, strategy_move,
+    MoveOrder, Position, Solver, fewest_replies_move, fewest_replies_move_if_won,
+    fewest_replies_move_plain, strategy_move,
 };
 use std::sync::Arc;
 
@@ -47,6 +48,12 @@ proptest! {
             fewest_replies_move(&p.mover[..ranks], &p.other[..ranks], field),
             fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
         );
+        if mover_wins_sorted(&x, &y, field as u32) {
+            prop_assert_eq!(
+                fewest_replies_move_if_won(&p.mover[..ranks], &p.other[..ranks], field),
+                fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
+            );
+        }
     }
 
     #[test]

@@ -146,17 +146,24 @@ pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<u
     if !super::formula::mover_wins_counts(mover, other, field) {
         return None;
     }
+    fewest_replies_move_if_won(mover, other, field)
+}
+
+/// [`fewest_replies_move`] without its first μ test, for positions the
+/// caller expects to be won: every reply to a move of a lost position. In a
+/// won position it names the same move; elsewhere it may name any move,
+/// which costs time only.
+pub fn fewest_replies_move_if_won(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
     let ranks = mover.len();
-    let mut above = [0u32; MAX_RANKS + 1];
-    for i in (0..ranks).rev() {
-        above[i] = above[i + 1] + (other[i] > 0) as u32;
-    }
+    // Opponent ranks above the card under test, counted on the way down.
+    let mut replies_above = 0;
     let mut best: Option<(u32, usize)> = None;
     for i in (field..ranks).rev() {
+        let replies = replies_above;
+        replies_above += (other[i] > 0) as u32;
         if mover[i] == 0 {
             continue;
         }
-        let replies = above[i + 1];
         if best.is_some_and(|(r, _)| replies > r) {
             break;
         }
@@ -363,12 +370,23 @@ impl Solver {
         self.search_hinted(mover, other, n_mover, n_other, ranks, field, Hint::Unknown)
     }
 
-    /// The first move to try, if the move order names one.
+    /// The first move to try, if the move order names one. `expect_win`:
+    /// the position is a reply to a move of a position believed lost, so
+    /// it is believed won.
     #[inline]
-    fn preferred_move(&self, mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
+    fn preferred_move(
+        &self,
+        mover: &[u8],
+        other: &[u8],
+        field: usize,
+        expect_win: bool,
+    ) -> Option<usize> {
         match self.order {
             MoveOrder::WeakestFirst => None,
             MoveOrder::ProofStrategy => strategy_move(mover, other, field),
+            MoveOrder::FewestReplies if expect_win => {
+                fewest_replies_move_if_won(mover, other, field)
+            }
             MoveOrder::FewestReplies => fewest_replies_move(mover, other, field),
             MoveOrder::LosingFirst => losing_move(mover, other, field),
         }
@@ -405,7 +423,7 @@ impl Solver {
         }
         let preferred = match hint {
             Hint::Known(m) => m,
-            Hint::Unknown => self.preferred_move(&mover[..ranks], &other[..ranks], field),
+            Hint::Unknown => self.preferred_move(&mover[..ranks], &other[..ranks], field, false),
         };
         self.positions += 1;
         if let Some(i) = preferred {
@@ -514,7 +532,7 @@ impl Solver {
         if i != PASS {
             mover[i] -= 1;
         }
-        let reply = self.preferred_move(&other[..ranks], &mover[..ranks], reply_field);
+        let reply = self.preferred_move(&other[..ranks], &mover[..ranks], reply_field, true);
         let cards_after =
             n_mover + n_other - (i != PASS) as u32 - matches!(reply, Some(j) if j != PASS) as u32;
         if let Some(j) = reply
