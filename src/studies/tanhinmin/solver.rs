@@ -255,12 +255,37 @@ pub fn strategy_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> 
     }
 }
 
-/// What a caller already knows of a position's preferred move.
+/// What a caller already knows of a position's preferred move, in one
+/// byte (rank indices are below 64): every refuted position fills an array
+/// of these, one per move.
 #[derive(Clone, Copy)]
-enum Hint {
-    Unknown,
-    Known(Option<usize>),
+struct Hint(u8);
+
+impl Hint {
+    const UNKNOWN: Hint = Hint(u8::MAX);
+    const NO_MOVE: u8 = u8::MAX - 1;
+    const PASS_MOVE: u8 = u8::MAX - 2;
+
+    fn known(preferred: Option<usize>) -> Hint {
+        match preferred {
+            None => Hint(Self::NO_MOVE),
+            Some(PASS) => Hint(Self::PASS_MOVE),
+            Some(i) => Hint(i as u8),
+        }
+    }
+
+    /// `None` when unknown, else the preferred move.
+    fn get(self) -> Option<Option<usize>> {
+        match self.0 {
+            u8::MAX => None,
+            Self::NO_MOVE => Some(None),
+            Self::PASS_MOVE => Some(Some(PASS)),
+            i => Some(Some(i as usize)),
+        }
+    }
 }
+
+const _: () = assert!(MAX_RANKS < Hint::PASS_MOVE as usize);
 
 /// Memoized minimax solver. The memo is kept across deals, since most
 /// positions recur under the canonical key; when a bucket is full its
@@ -367,7 +392,7 @@ impl Solver {
         ranks: usize,
         field: usize,
     ) -> bool {
-        self.search_hinted(mover, other, n_mover, n_other, ranks, field, Hint::Unknown)
+        self.search_hinted(mover, other, n_mover, n_other, ranks, field, Hint::UNKNOWN)
     }
 
     /// The first move to try, if the move order names one. `expect_win`:
@@ -421,13 +446,13 @@ impl Solver {
         if n_mover == 1 && mover[field..ranks].iter().any(|&c| c > 0) {
             return true;
         }
-        let preferred = match hint {
-            Hint::Known(m) => m,
-            Hint::Unknown => self.preferred_move(&mover[..ranks], &other[..ranks], field, false),
+        let preferred = match hint.get() {
+            Some(known) => known,
+            None => self.preferred_move(&mover[..ranks], &other[..ranks], field, false),
         };
         self.positions += 1;
         if let Some(i) = preferred {
-            let win = self.play(mover, other, n_mover, n_other, ranks, i, Hint::Unknown);
+            let win = self.play(mover, other, n_mover, n_other, ranks, i, Hint::UNKNOWN);
             self.preferred_tries += 1;
             self.preferred_wins += win as u64;
             if win {
@@ -486,7 +511,8 @@ impl Solver {
         field: usize,
         skip: Option<usize>,
     ) -> bool {
-        let mut moves = [0usize; MAX_RANKS + 1];
+        // Rank indices, and u8::MAX for the pass.
+        let mut moves = [0u8; MAX_RANKS + 1];
         let mut count = 0;
         for i in field..ranks {
             // Within a run of the mover's cards with no opponent card
@@ -494,22 +520,32 @@ impl Solver {
             let same_as_previous =
                 i > field && other[i] == 0 && other[i - 1] == 0 && mover[i - 1] > 0;
             if mover[i] > 0 && Some(i) != skip && !same_as_previous {
-                moves[count] = i;
+                moves[count] = i as u8;
                 count += 1;
             }
         }
         if field > 0 && skip != Some(PASS) {
-            moves[count] = PASS;
+            moves[count] = u8::MAX;
             count += 1;
         }
-        let mut hints = [Hint::Unknown; MAX_RANKS + 1];
+        let mut hints = [Hint::UNKNOWN; MAX_RANKS + 1];
+        let as_move = |m: u8| if m == u8::MAX { PASS } else { m as usize };
         if self.order != MoveOrder::WeakestFirst && n_mover > 1 {
             for k in 0..count {
-                hints[k] = self.prefetch_reply(mover, other, n_mover, n_other, ranks, moves[k]);
+                hints[k] =
+                    self.prefetch_reply(mover, other, n_mover, n_other, ranks, as_move(moves[k]));
             }
         }
         for k in 0..count {
-            if self.play(mover, other, n_mover, n_other, ranks, moves[k], hints[k]) {
+            if self.play(
+                mover,
+                other,
+                n_mover,
+                n_other,
+                ranks,
+                as_move(moves[k]),
+                hints[k],
+            ) {
                 return true;
             }
         }
@@ -551,7 +587,7 @@ impl Solver {
         if i != PASS {
             mover[i] += 1;
         }
-        Hint::Known(reply)
+        Hint::known(reply)
     }
 
     #[inline]
