@@ -452,7 +452,9 @@ impl Solver {
         };
         self.positions += 1;
         if let Some(i) = preferred {
-            let win = self.play(mover, other, n_mover, n_other, ranks, i, Hint::UNKNOWN);
+            // The guess leaves a position believed lost, so its own guess
+            // would be "no move": skip working it out.
+            let win = self.play(mover, other, n_mover, n_other, ranks, i, Hint::known(None));
             self.preferred_tries += 1;
             self.preferred_wins += win as u64;
             if win {
