@@ -420,13 +420,13 @@ impl Solver {
     /// [`Self::search`] with the preferred move already worked out by the
     /// caller, when it is known.
     ///
-    /// Positions with a preferred move are not memoized: when the move wins,
-    /// which is the usual case, the position costs one probe of its child,
-    /// the same as a memo hit, and the table keeps its room for positions
-    /// whose every move must be refuted. Those are the expensive ones; before
+    /// Positions with a preferred move are not memoized when the move wins
+    /// (always, while the theorem holds): such a position costs one probe
+    /// of its child, the same as a memo hit, and the table keeps its room
+    /// for positions whose every move must be refuted. Those are the expensive ones; before
     /// refuting their moves one by one, the search works out each reply's
     /// preferred answer and prefetches the position it leads to, so the
-    /// memo's cache misses overlap instead of queueing (measured below in
+    /// memo's cache misses overlap instead of queueing (measured in
     /// BENCHMARKS.md).
     #[allow(clippy::too_many_arguments)]
     fn search_hinted(
