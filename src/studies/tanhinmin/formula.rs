@@ -42,14 +42,7 @@ pub fn mover_wins_sorted(x: &[u32], y: &[u32], r: u32) -> bool {
 /// that lie below every rank (the empty field card).
 #[inline]
 pub fn mu_counts(a: &[u8], b: &[u8], b_below: u32) -> u32 {
-    let mut available = b_below;
-    let mut matched = 0;
-    for (&ac, &bc) in a.iter().zip(b) {
-        let here = (ac as u32).min(available);
-        matched += here;
-        available = available - here + bc as u32;
-    }
-    matched
+    mu_adjusted(a, NO_RANK, b, [NO_RANK; 2], NO_RANK, b_below)
 }
 
 /// "No rank" for the adjustments of [`mu_adjusted`].

@@ -267,11 +267,7 @@ impl Hint {
     const PASS_MOVE: u8 = u8::MAX - 2;
 
     fn known(preferred: Option<usize>) -> Hint {
-        match preferred {
-            None => Hint(Self::NO_MOVE),
-            Some(PASS) => Hint(Self::PASS_MOVE),
-            Some(i) => Hint(i as u8),
-        }
+        Hint(preferred.map_or(Self::NO_MOVE, Self::move_byte))
     }
 
     /// `None` when unknown, else the preferred move.
@@ -279,8 +275,21 @@ impl Hint {
         match self.0 {
             u8::MAX => None,
             Self::NO_MOVE => Some(None),
-            Self::PASS_MOVE => Some(Some(PASS)),
-            i => Some(Some(i as usize)),
+            b => Some(Some(Self::byte_move(b))),
+        }
+    }
+
+    /// A move (rank index or [`PASS`]) in one byte, as hints and move lists
+    /// store it.
+    fn move_byte(m: usize) -> u8 {
+        if m == PASS { Self::PASS_MOVE } else { m as u8 }
+    }
+
+    fn byte_move(b: u8) -> usize {
+        if b == Self::PASS_MOVE {
+            PASS
+        } else {
+            b as usize
         }
     }
 }
@@ -423,11 +432,11 @@ impl Solver {
     /// Positions with a preferred move are not memoized when the move wins
     /// (always, while the theorem holds): such a position costs one probe
     /// of its child, the same as a memo hit, and the table keeps its room
-    /// for positions whose every move must be refuted. Those are the expensive ones; before
-    /// refuting their moves one by one, the search works out each reply's
-    /// preferred answer and prefetches the position it leads to, so the
-    /// memo's cache misses overlap instead of queueing (measured in
-    /// BENCHMARKS.md).
+    /// for positions whose every move must be refuted. Those are the
+    /// expensive ones; before refuting their moves one by one, the search
+    /// works out each reply's preferred answer and prefetches the position
+    /// it leads to, so the memo's cache misses overlap instead of queueing
+    /// (measured in BENCHMARKS.md).
     #[allow(clippy::too_many_arguments)]
     fn search_hinted(
         &mut self,
@@ -513,7 +522,6 @@ impl Solver {
         field: usize,
         skip: Option<usize>,
     ) -> bool {
-        // Rank indices, and u8::MAX for the pass.
         let mut moves = [0u8; MAX_RANKS + 1];
         let mut count = 0;
         for i in field..ranks {
@@ -522,20 +530,25 @@ impl Solver {
             let same_as_previous =
                 i > field && other[i] == 0 && other[i - 1] == 0 && mover[i - 1] > 0;
             if mover[i] > 0 && Some(i) != skip && !same_as_previous {
-                moves[count] = i as u8;
+                moves[count] = Hint::move_byte(i);
                 count += 1;
             }
         }
         if field > 0 && skip != Some(PASS) {
-            moves[count] = u8::MAX;
+            moves[count] = Hint::move_byte(PASS);
             count += 1;
         }
         let mut hints = [Hint::UNKNOWN; MAX_RANKS + 1];
-        let as_move = |m: u8| if m == u8::MAX { PASS } else { m as usize };
         if self.order != MoveOrder::WeakestFirst && n_mover > 1 {
             for k in 0..count {
-                hints[k] =
-                    self.prefetch_reply(mover, other, n_mover, n_other, ranks, as_move(moves[k]));
+                hints[k] = self.prefetch_reply(
+                    mover,
+                    other,
+                    n_mover,
+                    n_other,
+                    ranks,
+                    Hint::byte_move(moves[k]),
+                );
             }
         }
         for k in 0..count {
@@ -545,7 +558,7 @@ impl Solver {
                 n_mover,
                 n_other,
                 ranks,
-                as_move(moves[k]),
+                Hint::byte_move(moves[k]),
                 hints[k],
             ) {
                 return true;
