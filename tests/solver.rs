@@ -9,8 +9,8 @@ use runner::studies::tanhinmin::reference::{
     CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
 };
 use runner::studies::tanhinmin::solver::{
-    MoveOrder, Position, Solver, fewest_replies_move, fewest_replies_move_if_won,
-    fewest_replies_move_plain, strategy_move,
+    MoveOrder, Position, SMALL_KEY_CARDS, Solver, canonical_key, canonical_key_small,
+    fewest_replies_move, fewest_replies_move_if_won, fewest_replies_move_plain, strategy_move,
 };
 use std::sync::Arc;
 
@@ -54,6 +54,19 @@ proptest! {
                 fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
             );
         }
+    }
+
+    /// The 64-bit key builder must write the very bits of the u128 one, up
+    /// to the most cards it is used for.
+    #[test]
+    fn small_key_equals_wide_key(x in hand(14, 26), y in hand(14, 26), r in 0u32..27) {
+        let p = Position::from_cards(&x, &y, r);
+        prop_assume!((x.len() + y.len()) as u32 <= SMALL_KEY_CARDS);
+        let field = (r as usize).min(p.ranks);
+        prop_assert_eq!(
+            canonical_key_small(&p.mover[..p.ranks], &p.other[..p.ranks], field) as u128,
+            canonical_key(&p.mover[..p.ranks], &p.other[..p.ranks], field)
+        );
     }
 
     #[test]

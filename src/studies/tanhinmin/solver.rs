@@ -102,6 +102,51 @@ pub fn canonical_key(mover: &[u8], other: &[u8], field: usize) -> u128 {
     (key << 6) | blocked as u128
 }
 
+/// [`canonical_key`] for positions of at most [`SMALL_KEY_CARDS`] cards, in
+/// 64-bit arithmetic: the same bits, but a variable shift of a u128 costs
+/// several instructions and a branch, and keys are built for nearly every
+/// position the search visits. Tests check it against [`canonical_key`].
+#[inline]
+pub fn canonical_key_small(mover: &[u8], other: &[u8], field: usize) -> u64 {
+    const OTHER_BITS: u64 = 0x5555_5555_5555_5555;
+    let mut key: u64 = 1;
+    let mut blocked: u32 = 0;
+    let mut prev_kind = 0u8;
+    for i in 0..mover.len() {
+        let (a, b) = (mover[i] as u32, other[i] as u32);
+        if a | b == 0 {
+            continue;
+        }
+        if i < field {
+            blocked += a;
+        }
+        let kind = (a > 0) as u8 | (((b > 0) as u8) << 1);
+        let width = 2 * (a + b);
+        let mut bits = OTHER_BITS & ((1u64 << (2 * b)) - 1);
+        let starts_group = (kind == 3 || kind != prev_kind) as u64;
+        bits |= starts_group << (width - 1);
+        key = (key << width) | bits;
+        prev_kind = kind;
+    }
+    (key << 6) | blocked as u64
+}
+
+/// Most cards whose key [`canonical_key_small`] can build: a leading bit,
+/// two bits a card and six for the field fill 63 bits, the width of a
+/// shared memo key.
+pub const SMALL_KEY_CARDS: u32 = 28;
+
+/// The canonical key of a position of `cards` cards in all, by the fastest
+/// way that fits.
+#[inline]
+fn key_of(mover: &[u8], other: &[u8], field: usize, cards: u32) -> u128 {
+    if cards <= SMALL_KEY_CARDS {
+        canonical_key_small(mover, other, field) as u128
+    } else {
+        canonical_key(mover, other, field)
+    }
+}
+
 /// Largest total number of cards a canonical key can describe.
 pub const MAX_CARDS: usize = 60;
 
@@ -475,7 +520,7 @@ impl Solver {
         if n_mover + n_other <= SMALL_POSITION_CARDS {
             return self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
         }
-        let key = canonical_key(&mover[..ranks], &other[..ranks], field);
+        let key = key_of(&mover[..ranks], &other[..ranks], field, n_mover + n_other);
         if let Some(v) = self.lookup(key) {
             self.positions -= 1;
             return v;
@@ -524,14 +569,31 @@ impl Solver {
     ) -> bool {
         let mut moves = [0u8; MAX_RANKS + 1];
         let mut count = 0;
+        // Within a run of the mover's playable cards with no opponent card
+        // between (ranks emptied by earlier plays do not separate them),
+        // every card leads to the same canonical position: one move stands
+        // for the run, and a run holding `skip` was searched already.
+        let mut run_start: Option<usize> = None;
+        let mut run_skipped = false;
         for i in field..ranks {
-            // Within a run of the mover's cards with no opponent card
-            // between, every card leads to the same canonical position.
-            let same_as_previous =
-                i > field && other[i] == 0 && other[i - 1] == 0 && mover[i - 1] > 0;
-            if mover[i] > 0 && Some(i) != skip && !same_as_previous {
+            if other[i] > 0 {
+                run_start = None;
+            }
+            if mover[i] == 0 {
+                continue;
+            }
+            if run_start.is_none() {
+                run_start = Some(i);
+                run_skipped = false;
                 moves[count] = Hint::move_byte(i);
                 count += 1;
+            }
+            if Some(i) == skip && !run_skipped {
+                run_skipped = true;
+                count -= 1;
+            }
+            if other[i] > 0 {
+                run_start = None;
             }
         }
         if field > 0 && skip != Some(PASS) {
@@ -590,10 +652,10 @@ impl Solver {
             && cards_after > SMALL_POSITION_CARDS
         {
             let key = if j == PASS {
-                canonical_key(&mover[..ranks], &other[..ranks], 0)
+                key_of(&mover[..ranks], &other[..ranks], 0, cards_after)
             } else {
                 other[j] -= 1;
-                let key = canonical_key(&mover[..ranks], &other[..ranks], j + 1);
+                let key = key_of(&mover[..ranks], &other[..ranks], j + 1, cards_after);
                 other[j] += 1;
                 key
             };
