@@ -300,24 +300,39 @@ pub fn strategy_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> 
     }
 }
 
-/// What a caller already knows of a position's preferred move, in one
-/// byte (rank indices are below 64): every refuted position fills an array
-/// of these, one per move.
+/// What a caller already knows of a position: its preferred move (one
+/// byte; rank indices are below 64) and canonical keys it has built. Every
+/// refuted position fills an array of these, one per move; the keys were
+/// built there to prefetch memo buckets, and are not built twice.
 #[derive(Clone, Copy)]
-struct Hint(u8);
+struct Hint {
+    preferred: u8,
+    /// This position's canonical key, 0 when not known.
+    key: u128,
+    /// The key of the position the preferred move leads to, 0 when not
+    /// known.
+    key_after_preferred: u128,
+}
 
 impl Hint {
-    const UNKNOWN: Hint = Hint(u8::MAX);
+    const UNKNOWN: Hint = Hint {
+        preferred: u8::MAX,
+        key: 0,
+        key_after_preferred: 0,
+    };
     const NO_MOVE: u8 = u8::MAX - 1;
     const PASS_MOVE: u8 = u8::MAX - 2;
 
     fn known(preferred: Option<usize>) -> Hint {
-        Hint(preferred.map_or(Self::NO_MOVE, Self::move_byte))
+        Hint {
+            preferred: preferred.map_or(Self::NO_MOVE, Self::move_byte),
+            ..Self::UNKNOWN
+        }
     }
 
     /// `None` when unknown, else the preferred move.
     fn get(self) -> Option<Option<usize>> {
-        match self.0 {
+        match self.preferred {
             u8::MAX => None,
             Self::NO_MOVE => Some(None),
             b => Some(Some(Self::byte_move(b))),
@@ -508,7 +523,11 @@ impl Solver {
         if let Some(i) = preferred {
             // The guess leaves a position believed lost, so its own guess
             // would be "no move": skip working it out.
-            let win = self.play(mover, other, n_mover, n_other, ranks, i, Hint::known(None));
+            let child = Hint {
+                key: hint.key_after_preferred,
+                ..Hint::known(None)
+            };
+            let win = self.play(mover, other, n_mover, n_other, ranks, i, child);
             self.preferred_tries += 1;
             self.preferred_wins += win as u64;
             if win {
@@ -520,7 +539,12 @@ impl Solver {
         if n_mover + n_other <= SMALL_POSITION_CARDS {
             return self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
         }
-        let key = key_of(&mover[..ranks], &other[..ranks], field, n_mover + n_other);
+        let key = if hint.key != 0 {
+            hint.key
+        } else {
+            key_of(&mover[..ranks], &other[..ranks], field, n_mover + n_other)
+        };
+        debug_assert_eq!(key, canonical_key(&mover[..ranks], &other[..ranks], field));
         if let Some(v) = self.lookup(key) {
             self.positions -= 1;
             return v;
@@ -648,6 +672,7 @@ impl Solver {
         let reply = self.preferred_move(&other[..ranks], &mover[..ranks], reply_field, true);
         let cards_after =
             n_mover + n_other - (i != PASS) as u32 - matches!(reply, Some(j) if j != PASS) as u32;
+        let mut hint = Hint::known(reply);
         if let Some(j) = reply
             && cards_after > SMALL_POSITION_CARDS
         {
@@ -660,11 +685,12 @@ impl Solver {
                 key
             };
             self.prefetch(key);
+            hint.key_after_preferred = key;
         }
         if i != PASS {
             mover[i] += 1;
         }
-        Hint::known(reply)
+        hint
     }
 
     #[inline]
