@@ -28,6 +28,23 @@ fn fast(x: &[u32], y: &[u32], r: u32, solver: &mut Solver) -> bool {
     solver.mover_wins(&p)
 }
 
+fn check_fewest_replies(x: &[u32], y: &[u32], r: u32) -> Result<(), TestCaseError> {
+    let p = Position::from_cards(x, y, r);
+    let ranks = p.ranks.max(r as usize);
+    let field = (r as usize).min(ranks);
+    prop_assert_eq!(
+        fewest_replies_move(&p.mover[..ranks], &p.other[..ranks], field),
+        fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
+    );
+    if mover_wins_sorted(x, y, field as u32) {
+        prop_assert_eq!(
+            fewest_replies_move_if_won(&p.mover[..ranks], &p.other[..ranks], field),
+            fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
+        );
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
@@ -39,21 +56,17 @@ proptest! {
 
     /// The fast first-move choice scans from the top and stops early, and
     /// skips lost positions with one μ test; it must pick the plain one's move.
+    /// Decks of up to 16 ranks take the packed μ, larger ones the walk.
     #[test]
     fn fewest_replies_fast_picks_the_plain_move(x in hand(13, 13), y in hand(13, 13), r in 0u32..14) {
-        let p = Position::from_cards(&x, &y, r);
-        let ranks = p.ranks.max(r as usize);
-        let field = (r as usize).min(ranks);
-        prop_assert_eq!(
-            fewest_replies_move(&p.mover[..ranks], &p.other[..ranks], field),
-            fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
-        );
-        if mover_wins_sorted(&x, &y, field as u32) {
-            prop_assert_eq!(
-                fewest_replies_move_if_won(&p.mover[..ranks], &p.other[..ranks], field),
-                fewest_replies_move_plain(&p.mover[..ranks], &p.other[..ranks], field)
-            );
-        }
+        check_fewest_replies(&x, &y, r)?;
+    }
+
+    #[test]
+    fn fewest_replies_fast_picks_the_plain_move_on_many_ranks(
+        x in hand(13, 24), y in hand(13, 24), r in 0u32..25
+    ) {
+        check_fewest_replies(&x, &y, r)?;
     }
 
     /// The 64-bit key builder must write the very bits of the u128 one, up

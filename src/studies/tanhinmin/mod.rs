@@ -5,6 +5,7 @@ pub mod deals;
 pub mod formula;
 pub mod memo;
 pub mod outputs;
+pub mod packed;
 pub mod reference;
 pub mod solver;
 

@@ -12,7 +12,9 @@
 //! different deals that are the same game share one memo entry.
 
 use super::MAX_RANKS;
+use super::formula;
 use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
+use super::packed::{self, MAX_PACKED_RANKS};
 use std::sync::Arc;
 
 /// Hands as counts per rank; rank index `i` has strength `i + 1`.
@@ -188,7 +190,12 @@ pub const PASS: usize = usize::MAX;
 /// positions of a proof are lost ones. This only orders moves: the search
 /// still proves every verdict.
 pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
-    if !super::formula::mover_wins_counts(mover, other, field) {
+    let won = if mover.len() <= MAX_PACKED_RANKS {
+        packed::mover_wins(packed::pack(mover), packed::pack(other), field)
+    } else {
+        formula::mover_wins_counts(mover, other, field)
+    };
+    if !won {
         return None;
     }
     fewest_replies_move_if_won(mover, other, field)
@@ -199,6 +206,37 @@ pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<u
 /// won position it names the same move; elsewhere it may name any move,
 /// which costs time only.
 pub fn fewest_replies_move_if_won(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
+    if mover.len() <= MAX_PACKED_RANKS {
+        let (m, o) = (packed::pack(mover), packed::pack(other));
+        let mut mu0_common = None;
+        fewest_replies_scan(
+            mover,
+            other,
+            field,
+            |i| packed::opponent_wins_after_play(m, o, i, &mut mu0_common),
+            || packed::mover_wins(o, m, 0),
+        )
+    } else {
+        fewest_replies_scan(
+            mover,
+            other,
+            field,
+            |i| formula::opponent_wins_after_play(mover, other, i),
+            || formula::mover_wins_counts(other, mover, 0),
+        )
+    }
+}
+
+/// The scan of [`fewest_replies_move_if_won`], given the μ tests: does the
+/// opponent win after the mover plays rank `i`, and after a pass?
+#[inline(always)]
+fn fewest_replies_scan(
+    mover: &[u8],
+    other: &[u8],
+    field: usize,
+    mut opponent_wins_after_play: impl FnMut(usize) -> bool,
+    opponent_wins_after_pass: impl FnOnce() -> bool,
+) -> Option<usize> {
     let ranks = mover.len();
     // Opponent ranks above the card under test, counted on the way down.
     let mut replies_above = 0;
@@ -212,11 +250,11 @@ pub fn fewest_replies_move_if_won(mover: &[u8], other: &[u8], field: usize) -> O
         if best.is_some_and(|(r, _)| replies > r) {
             break;
         }
-        if !super::formula::opponent_wins_after_play(mover, other, i) {
+        if !opponent_wins_after_play(i) {
             best = Some((replies, i));
         }
     }
-    if best.is_none() && field > 0 && !super::formula::mover_wins_counts(other, mover, 0) {
+    if best.is_none() && field > 0 && !opponent_wins_after_pass() {
         return Some(PASS);
     }
     best.map(|(_, i)| i)
