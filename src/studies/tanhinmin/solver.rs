@@ -112,24 +112,19 @@ pub fn canonical_key(mover: &[u8], other: &[u8], field: usize) -> u128 {
 pub fn canonical_key_small(mover: &[u8], other: &[u8], field: usize) -> u64 {
     const OTHER_BITS: u64 = 0x5555_5555_5555_5555;
     let mut key: u64 = 1;
-    let mut blocked: u32 = 0;
-    let mut prev_kind = 0u8;
-    for i in 0..mover.len() {
-        let (a, b) = (mover[i] as u32, other[i] as u32);
-        if a | b == 0 {
-            continue;
-        }
-        if i < field {
-            blocked += a;
-        }
-        let kind = (a > 0) as u8 | (((b > 0) as u8) << 1);
+    let mut prev_kind = 0u32;
+    // Branch-free: whether a rank is empty is a coin toss, and a
+    // mispredicted branch costs more than writing nothing (width 0).
+    for (&a, &b) in mover.iter().zip(other) {
+        let (a, b) = (a as u32, b as u32);
+        let kind = (a > 0) as u32 | (((b > 0) as u32) << 1);
         let width = 2 * (a + b);
-        let mut bits = OTHER_BITS & ((1u64 << (2 * b)) - 1);
         let starts_group = (kind == 3 || kind != prev_kind) as u64;
-        bits |= starts_group << (width - 1);
+        let bits = (OTHER_BITS & ((1u64 << (2 * b)) - 1)) | ((starts_group << width) >> 1);
         key = (key << width) | bits;
-        prev_kind = kind;
+        prev_kind = if kind == 0 { prev_kind } else { kind };
     }
+    let blocked: u32 = mover[..field.min(mover.len())].iter().map(|&c| c as u32).sum();
     (key << 6) | blocked as u64
 }
 
