@@ -47,6 +47,21 @@ pub fn card(i: usize) -> u128 {
     }
 }
 
+/// Bit `i` set when rank `i` holds a card.
+#[inline]
+pub fn held_ranks(hand: u128) -> u32 {
+    // Fold each byte onto its low bit, then gather the low bits of eight
+    // bytes into one byte by a multiplication (no two partial products
+    // overlap).
+    let mut x = hand;
+    x |= x >> 4;
+    x |= x >> 2;
+    x |= x >> 1;
+    x &= ONES;
+    let gather = |half: u64| (half.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+    gather(x as u64) | (gather((x >> 64) as u64) << 8)
+}
+
 /// The weakest rank held, or `usize::MAX` for an empty hand.
 #[inline]
 pub fn weakest(hand: u128) -> usize {
@@ -187,6 +202,12 @@ mod tests {
                     "play {}", i
                 );
             }
+        }
+
+        #[test]
+        fn held_ranks_marks_every_nonempty_rank(c in counts(MAX_PACKED_RANKS)) {
+            let expected = c.iter().enumerate().fold(0u32, |m, (i, &n)| m | (((n > 0) as u32) << i));
+            prop_assert_eq!(held_ranks(pack(&c)), expected);
         }
 
         #[test]

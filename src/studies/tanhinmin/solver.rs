@@ -124,7 +124,10 @@ pub fn canonical_key_small(mover: &[u8], other: &[u8], field: usize) -> u64 {
         key = (key << width) | bits;
         prev_kind = if kind == 0 { prev_kind } else { kind };
     }
-    let blocked: u32 = mover[..field.min(mover.len())].iter().map(|&c| c as u32).sum();
+    let blocked: u32 = mover[..field.min(mover.len())]
+        .iter()
+        .map(|&c| c as u32)
+        .sum();
     (key << 6) | blocked as u64
 }
 
@@ -202,54 +205,110 @@ pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<u
 /// which costs time only.
 pub fn fewest_replies_move_if_won(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
     if mover.len() <= MAX_PACKED_RANKS {
-        let (m, o) = (packed::pack(mover), packed::pack(other));
-        let mut mu0_common = None;
-        fewest_replies_scan(
-            mover,
-            other,
-            field,
-            |i| packed::opponent_wins_after_play(m, o, i, &mut mu0_common),
-            || packed::mover_wins(o, m, 0),
-        )
+        fewest_replies_packed(packed::pack(mover), packed::pack(other), field, mover.len())
     } else {
-        fewest_replies_scan(
-            mover,
-            other,
-            field,
-            |i| formula::opponent_wins_after_play(mover, other, i),
-            || formula::mover_wins_counts(other, mover, 0),
-        )
+        fewest_replies_scan(WalkedHands { mover, other }, field, mover.len())
     }
 }
 
-/// The scan of [`fewest_replies_move_if_won`], given the μ tests: does the
-/// opponent win after the mover plays rank `i`, and after a pass?
+/// [`fewest_replies_move_if_won`] on packed hands of `ranks <=
+/// MAX_PACKED_RANKS` ranks, so that a caller trying several moves packs
+/// once.
+#[inline]
+fn fewest_replies_packed(mover: u128, other: u128, field: usize, ranks: usize) -> Option<usize> {
+    let hands = PackedHands {
+        mover,
+        other,
+        mu0_common: None,
+    };
+    fewest_replies_scan(hands, field, ranks)
+}
+
+/// What the fewest-replies scan asks of a position, in either hand form.
+trait ScannedHands {
+    /// Bit `i` set when the mover holds rank `i`; and for the opponent.
+    fn held_ranks(&self) -> (u64, u64);
+    /// Does the μ test say the opponent wins after the mover plays `rank`?
+    fn opponent_wins_after_play(&mut self, rank: usize) -> bool;
+    /// ... and after the mover passes?
+    fn opponent_wins_after_pass(&mut self) -> bool;
+}
+
+/// Count slices and the greedy μ walk: decks of any size.
+struct WalkedHands<'a> {
+    mover: &'a [u8],
+    other: &'a [u8],
+}
+
+impl ScannedHands for WalkedHands<'_> {
+    fn held_ranks(&self) -> (u64, u64) {
+        let mask = |c: &[u8]| {
+            c.iter()
+                .enumerate()
+                .fold(0u64, |m, (i, &n)| m | (((n > 0) as u64) << i))
+        };
+        (mask(self.mover), mask(self.other))
+    }
+    fn opponent_wins_after_play(&mut self, rank: usize) -> bool {
+        formula::opponent_wins_after_play(self.mover, self.other, rank)
+    }
+    fn opponent_wins_after_pass(&mut self) -> bool {
+        formula::mover_wins_counts(self.other, self.mover, 0)
+    }
+}
+
+/// Packed hands and Hall's μ (see [`packed`]).
+struct PackedHands {
+    mover: u128,
+    other: u128,
+    mu0_common: Option<u32>,
+}
+
+impl ScannedHands for PackedHands {
+    #[inline]
+    fn held_ranks(&self) -> (u64, u64) {
+        (
+            packed::held_ranks(self.mover) as u64,
+            packed::held_ranks(self.other) as u64,
+        )
+    }
+    #[inline]
+    fn opponent_wins_after_play(&mut self, rank: usize) -> bool {
+        packed::opponent_wins_after_play(self.mover, self.other, rank, &mut self.mu0_common)
+    }
+    #[inline]
+    fn opponent_wins_after_pass(&mut self) -> bool {
+        packed::mover_wins(self.other, self.mover, 0)
+    }
+}
+
+/// The scan of [`fewest_replies_move_if_won`]: the mover's playable ranks
+/// from the strongest down.
 #[inline(always)]
-fn fewest_replies_scan(
-    mover: &[u8],
-    other: &[u8],
-    field: usize,
-    mut opponent_wins_after_play: impl FnMut(usize) -> bool,
-    opponent_wins_after_pass: impl FnOnce() -> bool,
-) -> Option<usize> {
-    let ranks = mover.len();
-    // Opponent ranks above the card under test, counted on the way down.
-    let mut replies_above = 0;
+fn fewest_replies_scan(mut hands: impl ScannedHands, field: usize, ranks: usize) -> Option<usize> {
+    debug_assert!(ranks <= 64);
+    let (mover_held, other_held) = hands.held_ranks();
+    let mut playable = mover_held & !((1u64 << field.min(63)) - 1);
+    if field >= 64 {
+        playable = 0;
+    }
     let mut best: Option<(u32, usize)> = None;
-    for i in (field..ranks).rev() {
-        let replies = replies_above;
-        replies_above += (other[i] > 0) as u32;
-        if mover[i] == 0 {
-            continue;
-        }
+    while playable != 0 {
+        let i = 63 - playable.leading_zeros() as usize;
+        playable ^= 1 << i;
+        // Opponent ranks above the card: its replies.
+        let replies = other_held
+            .checked_shr(i as u32 + 1)
+            .unwrap_or(0)
+            .count_ones();
         if best.is_some_and(|(r, _)| replies > r) {
             break;
         }
-        if !opponent_wins_after_play(i) {
+        if !hands.opponent_wins_after_play(i) {
             best = Some((replies, i));
         }
     }
-    if best.is_none() && field > 0 && !opponent_wins_after_pass() {
+    if best.is_none() && field > 0 && !hands.opponent_wins_after_pass() {
         return Some(PASS);
     }
     best.map(|(_, i)| i)
@@ -659,6 +718,8 @@ impl Solver {
         }
         let mut hints = [Hint::UNKNOWN; MAX_RANKS + 1];
         if self.order != MoveOrder::WeakestFirst && n_mover > 1 {
+            let packed_hands = (ranks <= MAX_PACKED_RANKS)
+                .then(|| (packed::pack(&mover[..ranks]), packed::pack(&other[..ranks])));
             for k in 0..count {
                 hints[k] = self.prefetch_reply(
                     mover,
@@ -667,6 +728,7 @@ impl Solver {
                     n_other,
                     ranks,
                     Hint::byte_move(moves[k]),
+                    packed_hands,
                 );
             }
         }
@@ -697,12 +759,19 @@ impl Solver {
         n_other: u32,
         ranks: usize,
         i: usize,
+        packed_hands: Option<(u128, u128)>,
     ) -> Hint {
         let reply_field = if i == PASS { 0 } else { i + 1 };
         if i != PASS {
             mover[i] -= 1;
         }
-        let reply = self.preferred_move(&other[..ranks], &mover[..ranks], reply_field, true);
+        let reply = match packed_hands {
+            Some((packed_mover, packed_other)) if self.order == MoveOrder::FewestReplies => {
+                let rest = packed_mover - packed::card(i);
+                fewest_replies_packed(packed_other, rest, reply_field, ranks)
+            }
+            _ => self.preferred_move(&other[..ranks], &mover[..ranks], reply_field, true),
+        };
         let cards_after =
             n_mover + n_other - (i != PASS) as u32 - matches!(reply, Some(j) if j != PASS) as u32;
         let mut hint = Hint::known(reply);
