@@ -750,6 +750,7 @@ impl Solver {
 
     /// After the mover plays `i`, the opponent's preferred answer; when it
     /// names a move, the position that answer leads to is prefetched.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn prefetch_reply(
         &mut self,
