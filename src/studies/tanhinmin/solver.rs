@@ -82,25 +82,21 @@ impl Position {
 pub fn canonical_key(mover: &[u8], other: &[u8], field: usize) -> u128 {
     const OTHER_BITS: u128 = 0x5555_5555_5555_5555_5555_5555_5555_5555;
     let mut key: u128 = 1;
-    let mut blocked: u32 = 0;
-    let mut prev_kind = 0u8;
-    for i in 0..mover.len() {
-        let (a, b) = (mover[i] as u32, other[i] as u32);
-        if a | b == 0 {
-            continue;
-        }
-        if i < field {
-            blocked += a;
-        }
-        let kind = (a > 0) as u8 | (((b > 0) as u8) << 1);
+    let mut prev_kind = 0u32;
+    // Branch-free, as in `canonical_key_small`: an empty rank has width 0.
+    for (&a, &b) in mover.iter().zip(other) {
+        let (a, b) = (a as u32, b as u32);
+        let kind = (a > 0) as u32 | (((b > 0) as u32) << 1);
         let width = 2 * (a + b);
-        let mut bits = OTHER_BITS & ((1u128 << (2 * b)) - 1);
-        if kind == 3 || kind != prev_kind {
-            bits |= 1u128 << (width - 1);
-        }
+        let starts_group = (kind == 3 || kind != prev_kind) as u128;
+        let bits = (OTHER_BITS & ((1u128 << (2 * b)) - 1)) | ((starts_group << width) >> 1);
         key = (key << width) | bits;
-        prev_kind = kind;
+        prev_kind = if kind == 0 { prev_kind } else { kind };
     }
+    let blocked: u32 = mover[..field.min(mover.len())]
+        .iter()
+        .map(|&c| c as u32)
+        .sum();
     (key << 6) | blocked as u128
 }
 
