@@ -712,7 +712,17 @@ impl Solver {
             moves[count] = Hint::move_byte(PASS);
             count += 1;
         }
-        let mut hints = [Hint::UNKNOWN; MAX_RANKS + 1];
+        // Hints are 48 bytes: filling an array for 64 ranks costs more than
+        // a small position's whole search, so decks of up to 16 ranks use a
+        // short one.
+        let mut short_hints = [Hint::UNKNOWN; MAX_PACKED_RANKS + 1];
+        let mut long_hints = Vec::new();
+        let hints: &mut [Hint] = if count <= short_hints.len() {
+            &mut short_hints[..count]
+        } else {
+            long_hints.resize(count, Hint::UNKNOWN);
+            &mut long_hints
+        };
         if self.order != MoveOrder::WeakestFirst && n_mover > 1 {
             let packed_hands = (ranks <= MAX_PACKED_RANKS)
                 .then(|| (packed::pack(&mover[..ranks]), packed::pack(&other[..ranks])));
