@@ -164,6 +164,35 @@ fn tiny_memo_that_keeps_evicting_gives_the_same_verdicts() {
     assert!(cleared, "the memo evicted entries at least once");
 }
 
+/// Ranks of 8 or more cards leave the small key's table for the wide key.
+#[test]
+fn small_key_equals_wide_key_on_deep_ranks() {
+    let counts = [0u8, 1, 3, 7, 8, 10];
+    let mut checked = 0;
+    for &a0 in &counts {
+        for &a1 in &counts {
+            for &b0 in &counts {
+                for &b1 in &counts {
+                    let (x, y) = ([a0, a1, 1], [b0, b1, 2]);
+                    let cards: u32 = x.iter().chain(&y).map(|&c| c as u32).sum();
+                    if cards as usize > SMALL_KEY_CARDS as usize {
+                        continue;
+                    }
+                    for field in 0..=3 {
+                        assert_eq!(
+                            canonical_key_small(&x, &y, field) as u128,
+                            canonical_key(&x, &y, field),
+                            "{x:?} {y:?} field {field}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1000);
+}
+
 #[test]
 fn worked_example() {
     let (x, y) = ([1, 1, 3, 4], [1, 2, 3, 5]);

@@ -102,23 +102,23 @@ pub fn canonical_key(mover: &[u8], other: &[u8], field: usize) -> u128 {
 
 /// [`canonical_key`] for positions of at most [`SMALL_KEY_CARDS`] cards, in
 /// 64-bit arithmetic: the same bits, but a variable shift of a u128 costs
-/// several instructions and a branch, and keys are built for nearly every
-/// position the search visits. Tests check it against [`canonical_key`].
+/// several instructions, and keys are built for nearly every position the
+/// search visits. Tests check it against [`canonical_key`].
+///
+/// Each rank is one step of a small state machine (the state is the kind
+/// of the last non-empty rank), read from [`KEY_STEPS`] when both counts are
+/// below 8; a deck with more copies of a rank takes the wide key.
 #[inline]
 pub fn canonical_key_small(mover: &[u8], other: &[u8], field: usize) -> u64 {
-    const OTHER_BITS: u64 = 0x5555_5555_5555_5555;
     let mut key: u64 = 1;
-    let mut prev_kind = 0u32;
-    // Branch-free: whether a rank is empty is a coin toss, and a
-    // mispredicted branch costs more than writing nothing (width 0).
+    let mut prev_kind = 0u64;
     for (&a, &b) in mover.iter().zip(other) {
-        let (a, b) = (a as u32, b as u32);
-        let kind = (a > 0) as u32 | (((b > 0) as u32) << 1);
-        let width = 2 * (a + b);
-        let starts_group = (kind == 3 || kind != prev_kind) as u64;
-        let bits = (OTHER_BITS & ((1u64 << (2 * b)) - 1)) | ((starts_group << width) >> 1);
-        key = (key << width) | bits;
-        prev_kind = if kind == 0 { prev_kind } else { kind };
+        if (a | b) >= 8 {
+            return canonical_key(mover, other, field) as u64;
+        }
+        let step = KEY_STEPS[(prev_kind | (a as u64) << 2 | (b as u64) << 5) as usize];
+        key = (key << (step >> 32 & 0xFF)) | (step & 0xFFFF_FFFF);
+        prev_kind = step >> 40;
     }
     let blocked: u32 = mover[..field.min(mover.len())]
         .iter()
@@ -126,6 +126,33 @@ pub fn canonical_key_small(mover: &[u8], other: &[u8], field: usize) -> u64 {
         .sum();
     (key << 6) | blocked as u64
 }
+
+/// One rank of [`canonical_key_small`] after a rank of kind `prev_kind`
+/// (0 none yet, 1 mover only, 2 opponent only, 3 both): the rank's bits in
+/// the low 32 bits, their number in bits 32..40, and the kind carried on
+/// from bit 40 (an empty rank writes nothing and carries the old kind).
+/// Counts are below 8, so the bits fit 32.
+const fn key_step(prev_kind: u64, a: u64, b: u64) -> u64 {
+    const OTHER_BITS: u64 = 0x5555_5555_5555_5555;
+    let kind = (a > 0) as u64 | (((b > 0) as u64) << 1);
+    let width = 2 * (a + b);
+    let starts_group = (kind == 3 || kind != prev_kind) as u64;
+    let bits = (OTHER_BITS & ((1u64 << (2 * b)) - 1)) | ((starts_group << width) >> 1);
+    let carried = if kind == 0 { prev_kind } else { kind };
+    bits | width << 32 | carried << 40
+}
+
+/// [`key_step`] for every state and counts below 8, indexed by
+/// `prev_kind | a << 2 | b << 5`.
+static KEY_STEPS: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = key_step((i & 3) as u64, ((i >> 2) & 7) as u64, (i >> 5) as u64);
+        i += 1;
+    }
+    table
+};
 
 /// Most cards whose key [`canonical_key_small`] can build: a leading bit,
 /// two bits a card and six for the field fill 63 bits, the width of a
