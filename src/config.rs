@@ -118,7 +118,7 @@ pub struct SolverConfig {
 }
 
 fn default_memo_mb() -> u64 {
-    2048
+    4096
 }
 
 impl SolverConfig {
