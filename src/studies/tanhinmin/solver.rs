@@ -80,24 +80,34 @@ impl Position {
 /// mover's cards the field blocks. Fits 60 cards.
 #[inline]
 pub fn canonical_key(mover: &[u8], other: &[u8], field: usize) -> u128 {
-    const OTHER_BITS: u128 = 0x5555_5555_5555_5555_5555_5555_5555_5555;
     let mut key: u128 = 1;
     let mut prev_kind = 0u32;
-    // Branch-free, as in `canonical_key_small`: an empty rank has width 0.
     for (&a, &b) in mover.iter().zip(other) {
-        let (a, b) = (a as u32, b as u32);
-        let kind = (a > 0) as u32 | (((b > 0) as u32) << 1);
-        let width = 2 * (a + b);
-        let starts_group = (kind == 3 || kind != prev_kind) as u128;
-        let bits = (OTHER_BITS & ((1u128 << (2 * b)) - 1)) | ((starts_group << width) >> 1);
+        let (bits, width, kind) = rank_bits(prev_kind, a as u32, b as u32);
         key = (key << width) | bits;
-        prev_kind = if kind == 0 { prev_kind } else { kind };
+        prev_kind = kind;
     }
     let blocked: u32 = mover[..field.min(mover.len())]
         .iter()
         .map(|&c| c as u32)
         .sum();
     (key << 6) | blocked as u128
+}
+
+/// One rank of a canonical key, after a rank of kind `prev_kind` (0 none
+/// yet, 1 mover only, 2 opponent only, 3 both): the rank's bits, their
+/// number, and the kind carried on to the next rank. Branch-free: whether a
+/// rank is empty is a coin toss, and an empty one simply writes nothing and
+/// carries the old kind.
+#[inline(always)]
+const fn rank_bits(prev_kind: u32, a: u32, b: u32) -> (u128, u32, u32) {
+    const OTHER_BITS: u128 = 0x5555_5555_5555_5555_5555_5555_5555_5555;
+    let kind = (a > 0) as u32 | (((b > 0) as u32) << 1);
+    let width = 2 * (a + b);
+    let starts_group = (kind == 3 || kind != prev_kind) as u128;
+    let bits = (OTHER_BITS & ((1u128 << (2 * b)) - 1)) | ((starts_group << width) >> 1);
+    let carried = if kind == 0 { prev_kind } else { kind };
+    (bits, width, carried)
 }
 
 /// [`canonical_key`] for positions of at most [`SMALL_KEY_CARDS`] cards, in
@@ -127,19 +137,12 @@ pub fn canonical_key_small(mover: &[u8], other: &[u8], field: usize) -> u64 {
     (key << 6) | blocked as u64
 }
 
-/// One rank of [`canonical_key_small`] after a rank of kind `prev_kind`
-/// (0 none yet, 1 mover only, 2 opponent only, 3 both): the rank's bits in
-/// the low 32 bits, their number in bits 32..40, and the kind carried on
-/// from bit 40 (an empty rank writes nothing and carries the old kind).
-/// Counts are below 8, so the bits fit 32.
+/// [`rank_bits`] in one word for [`KEY_STEPS`]: the bits in the low 32
+/// (counts are below 8, so they fit), their number in bits 32..40, the
+/// carried kind from bit 40.
 const fn key_step(prev_kind: u64, a: u64, b: u64) -> u64 {
-    const OTHER_BITS: u64 = 0x5555_5555_5555_5555;
-    let kind = (a > 0) as u64 | (((b > 0) as u64) << 1);
-    let width = 2 * (a + b);
-    let starts_group = (kind == 3 || kind != prev_kind) as u64;
-    let bits = (OTHER_BITS & ((1u64 << (2 * b)) - 1)) | ((starts_group << width) >> 1);
-    let carried = if kind == 0 { prev_kind } else { kind };
-    bits | width << 32 | carried << 40
+    let (bits, width, carried) = rank_bits(prev_kind as u32, a as u32, b as u32);
+    bits as u64 | (width as u64) << 32 | (carried as u64) << 40
 }
 
 /// [`key_step`] for every state and counts below 8, indexed by
@@ -581,21 +584,24 @@ impl Solver {
 
     /// The first move to try, if the move order names one. `expect_win`:
     /// the position is a reply to a move of a position believed lost, so
-    /// it is believed won.
-    #[inline]
+    /// it is believed won. `packed`: the two hands already packed (see
+    /// [`packed`]), when the caller has them.
+    #[inline(always)]
     fn preferred_move(
         &self,
         mover: &[u8],
         other: &[u8],
         field: usize,
         expect_win: bool,
+        packed: Option<(u128, u128)>,
     ) -> Option<usize> {
         match self.order {
             MoveOrder::WeakestFirst => None,
             MoveOrder::ProofStrategy => strategy_move(mover, other, field),
-            MoveOrder::FewestReplies if expect_win => {
-                fewest_replies_move_if_won(mover, other, field)
-            }
+            MoveOrder::FewestReplies if expect_win => match packed {
+                Some((m, o)) => fewest_replies_packed(m, o, field, mover.len()),
+                None => fewest_replies_move_if_won(mover, other, field),
+            },
             MoveOrder::FewestReplies => fewest_replies_move(mover, other, field),
             MoveOrder::LosingFirst => losing_move(mover, other, field),
         }
@@ -632,7 +638,7 @@ impl Solver {
         }
         let preferred = match hint.get() {
             Some(known) => known,
-            None => self.preferred_move(&mover[..ranks], &other[..ranks], field, false),
+            None => self.preferred_move(&mover[..ranks], &other[..ranks], field, false, None),
         };
         self.positions += 1;
         if let Some(i) = preferred {
@@ -712,17 +718,17 @@ impl Solver {
         // between (ranks emptied by earlier plays do not separate them),
         // every card leads to the same canonical position: one move stands
         // for the run, and a run holding `skip` was searched already.
-        let mut run_start: Option<usize> = None;
+        let mut in_run = false;
         let mut run_skipped = false;
         for i in field..ranks {
             if other[i] > 0 {
-                run_start = None;
+                in_run = false;
             }
             if mover[i] == 0 {
                 continue;
             }
-            if run_start.is_none() {
-                run_start = Some(i);
+            if !in_run {
+                in_run = true;
                 run_skipped = false;
                 moves[count] = Hint::move_byte(i);
                 count += 1;
@@ -732,7 +738,7 @@ impl Solver {
                 count -= 1;
             }
             if other[i] > 0 {
-                run_start = None;
+                in_run = false;
             }
         }
         if field > 0 && skip != Some(PASS) {
@@ -799,13 +805,16 @@ impl Solver {
         if i != PASS {
             mover[i] -= 1;
         }
-        let reply = match packed_hands {
-            Some((packed_mover, packed_other)) if self.order == MoveOrder::FewestReplies => {
-                let rest = packed_mover - packed::card(i);
-                fewest_replies_packed(packed_other, rest, reply_field, ranks)
-            }
-            _ => self.preferred_move(&other[..ranks], &mover[..ranks], reply_field, true),
-        };
+        // The replying side's hands: the opponent's, and the mover's less
+        // the card played.
+        let reply_hands = packed_hands.map(|(m, o)| (o, m - packed::card(i)));
+        let reply = self.preferred_move(
+            &other[..ranks],
+            &mover[..ranks],
+            reply_field,
+            true,
+            reply_hands,
+        );
         let cards_after =
             n_mover + n_other - (i != PASS) as u32 - matches!(reply, Some(j) if j != PASS) as u32;
         let mut hint = Hint::known(reply);
