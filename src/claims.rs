@@ -218,7 +218,7 @@ impl<S: Suite> Report for ClaimStudy<S> {
         for (spec, c) in self.suite.claims().iter().zip(cells) {
             let secs = c.elapsed.as_secs_f64();
             let rate = if secs > 0.0 {
-                format!("{:.0}", c.items as f64 / secs)
+                crate::export::throughput_text(c.items as f64 / secs)
             } else {
                 String::new()
             };

@@ -68,8 +68,9 @@ impl Progress {
                         "?".into()
                     };
                     eprintln!(
-                        "progress: {label}: {n}/{total} ({:.1}%), {rate:.0}/s, eta {eta}",
-                        100.0 * n as f64 / total.max(1) as f64
+                        "progress: {label}: {n}/{total} ({:.1}%), {}/s, eta {eta}",
+                        100.0 * n as f64 / total.max(1) as f64,
+                        crate::export::throughput_text(rate)
                     );
                 }
             }));

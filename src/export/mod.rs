@@ -39,6 +39,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// A throughput for run tables and progress lines: whole numbers from 100 up, three
+/// significant digits below, so that a slow cell (26-card deals run at
+/// about one every two seconds) does not read as 0.
+pub fn throughput_text(per_s: f64) -> String {
+    if per_s >= 100.0 || per_s <= 0.0 {
+        format!("{per_s:.0}")
+    } else {
+        let decimals = (2 - per_s.abs().log10().floor() as i32).clamp(0, 9) as usize;
+        format!("{per_s:.decimals$}")
+    }
+}
+
 /// A CSV table built in memory, then written atomically.
 pub struct Table {
     writer: csv::Writer<Vec<u8>>,
@@ -85,5 +97,15 @@ mod tests {
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn rates_keep_three_significant_digits_below_one_hundred() {
+        assert_eq!(super::throughput_text(2_970_000.4), "2970000");
+        assert_eq!(super::throughput_text(123.6), "124");
+        assert_eq!(super::throughput_text(15.734), "15.7");
+        assert_eq!(super::throughput_text(0.46512), "0.465");
+        assert_eq!(super::throughput_text(0.0241), "0.0241");
+        assert_eq!(super::throughput_text(0.0), "0");
     }
 }

@@ -208,18 +208,6 @@ pub fn deterministic_tables(
     ]
 }
 
-/// A throughput for `run.csv`: whole numbers from 100 up, three
-/// significant digits below, so that a slow cell (26-card deals run at
-/// about one every two seconds) does not read as 0.
-fn throughput_text(per_s: f64) -> String {
-    if per_s >= 100.0 || per_s <= 0.0 {
-        format!("{per_s:.0}")
-    } else {
-        let decimals = (2 - per_s.abs().log10().floor() as i32).clamp(0, 9) as usize;
-        format!("{per_s:.decimals$}")
-    }
-}
-
 /// `run.csv`: per cell, deals solved here, time, rate and search effort.
 pub fn run_details(study: &Tanhinmin, results: &[CellResult<CellCounts>]) -> Vec<u8> {
     deal_run_details(&study.source, results, |c| c.positions)
@@ -251,24 +239,9 @@ pub fn deal_run_details<C>(
             source.field.to_string(),
             r.items.to_string(),
             format!("{secs:.3}"),
-            throughput_text(r.items as f64 / secs.max(1e-9)),
+            crate::export::throughput_text(r.items as f64 / secs.max(1e-9)),
             positions(&r.counts).to_string(),
         ]);
     }
     run_table.into_bytes()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::throughput_text;
-
-    #[test]
-    fn rates_keep_three_significant_digits_below_one_hundred() {
-        assert_eq!(throughput_text(2_970_000.4), "2970000");
-        assert_eq!(throughput_text(123.6), "124");
-        assert_eq!(throughput_text(15.734), "15.7");
-        assert_eq!(throughput_text(0.46512), "0.465");
-        assert_eq!(throughput_text(0.0241), "0.0241");
-        assert_eq!(throughput_text(0.0), "0");
-    }
 }
