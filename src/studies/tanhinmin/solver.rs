@@ -221,15 +221,16 @@ pub const PASS: usize = usize::MAX;
 /// proof are lost ones. This only orders moves: the search still proves
 /// every verdict.
 pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<usize> {
-    let won = if mover.len() <= MAX_PACKED_RANKS {
-        packed::mover_wins(packed::pack(mover), packed::pack(other), field)
+    if mover.len() <= MAX_PACKED_RANKS {
+        let (m, o) = (packed::pack(mover), packed::pack(other));
+        packed::mover_wins(m, o, field)
+            .then(|| fewest_replies_packed(m, o, field, mover.len()))
+            .flatten()
     } else {
         formula::mover_wins_counts(mover, other, field)
-    };
-    if !won {
-        return None;
+            .then(|| fewest_replies_scan(WalkedHands { mover, other }, field, mover.len()))
+            .flatten()
     }
-    fewest_replies_move_if_won(mover, other, field)
 }
 
 /// [`fewest_replies_move`] without its first μ test, for positions the
@@ -712,24 +713,20 @@ impl Solver {
         let mut in_run = false;
         let mut run_skipped = false;
         for i in field..ranks {
-            if other[i] > 0 {
-                in_run = false;
-            }
             if mover[i] == 0 {
+                in_run &= other[i] == 0;
                 continue;
             }
-            if !in_run {
-                in_run = true;
+            // A rank the opponent also holds starts a run and ends it.
+            if !in_run || other[i] > 0 {
                 run_skipped = false;
                 moves[count] = Hint::move_byte(i);
                 count += 1;
             }
+            in_run = other[i] == 0;
             if Some(i) == skip && !run_skipped {
                 run_skipped = true;
                 count -= 1;
-            }
-            if other[i] > 0 {
-                in_run = false;
             }
         }
         if field > 0 && skip != Some(PASS) {
