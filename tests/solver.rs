@@ -110,6 +110,30 @@ proptest! {
         }
     }
 
+    /// The search prunes and the memo answers by two facts, checked here on
+    /// the plain recursion (which uses neither): a card upgraded is never
+    /// worse for whoever holds it, and a higher field never helps the mover.
+    #[test]
+    fn upgrading_a_card_helps_its_holder_and_a_higher_field_hurts_the_mover(
+        x in hand(6, 9), y in hand(6, 9), r in 1u32..10, pick in 0usize..6, up in 1u32..5
+    ) {
+        let wins = plain_mover_wins(&x, &y, r);
+        let upgraded = |h: &[u32]| {
+            let mut h = h.to_vec();
+            let i = pick % h.len();
+            h[i] = (h[i] + up).min(12);
+            h.sort();
+            h
+        };
+        if wins {
+            prop_assert!(plain_mover_wins(&upgraded(&x), &y, r), "mover's card up: {:?} {:?} {}", x, y, r);
+            prop_assert!(plain_mover_wins(&x, &y, r - 1), "field down: {:?} {:?} {}", x, y, r);
+        } else {
+            prop_assert!(!plain_mover_wins(&x, &upgraded(&y), r), "other's card up: {:?} {:?} {}", x, y, r);
+            prop_assert!(!plain_mover_wins(&x, &y, r + 1), "field up: {:?} {:?} {}", x, y, r);
+        }
+    }
+
     #[test]
     fn theorem_holds_on_small_positions(x in hand(6, 9), y in hand(6, 9), r in 0u32..10) {
         prop_assert_eq!(mover_wins_sorted(&x, &y, r), plain_mover_wins(&x, &y, r));

@@ -706,26 +706,32 @@ impl Solver {
     ) -> bool {
         let mut moves = [0u8; MAX_RANKS + 1];
         let mut count = 0;
-        // Within a run of the mover's playable cards with no opponent card
-        // between (ranks emptied by earlier plays do not separate them),
-        // every card leads to the same canonical position: one move stands
-        // for the run, and a run holding `skip` was searched already.
-        let mut in_run = false;
-        let mut run_skipped = false;
+        // Cards with no opponent card between them leave the opponent the
+        // same replies, and the weaker one keeps the stronger card in hand:
+        // a card upgraded is never worse for its holder (a strategy for the
+        // weaker hand works for the stronger one, card for card), so the
+        // weakest card of each such class wins whenever any card of it wins,
+        // and one move stands for the class. A class whose weakest card
+        // leads where `skip` leads was searched already: `skip` is that card,
+        // or lies in the run of mover-only ranks that it starts.
+        let mut class_first: Option<usize> = None;
         for i in field..ranks {
+            if other[i] > 0 {
+                class_first = None;
+            }
             if mover[i] == 0 {
-                in_run &= other[i] == 0;
                 continue;
             }
-            // A rank the opponent also holds starts a run and ends it.
-            if !in_run || other[i] > 0 {
-                run_skipped = false;
-                moves[count] = Hint::move_byte(i);
-                count += 1;
-            }
-            in_run = other[i] == 0;
-            if Some(i) == skip && !run_skipped {
-                run_skipped = true;
+            let first = match class_first {
+                Some(first) => first,
+                None => {
+                    class_first = Some(i);
+                    moves[count] = Hint::move_byte(i);
+                    count += 1;
+                    i
+                }
+            };
+            if Some(i) == skip && (i == first || other[first] == 0) {
                 count -= 1;
             }
         }
