@@ -170,6 +170,49 @@ fn memo_shared_across_many_positions_stays_exact() {
     assert!(solver.memo_len() > 1000, "the memo was exercised");
 }
 
+/// Every move order, each with one memo kept across thousands of positions,
+/// against the plain recursion; then on deals too large for it, against the
+/// theorem. The guessing orders prune by what a refutation proved (a reply
+/// that refutes one card refutes the stronger cards below it), so a wrong
+/// record of which reply won shows up here.
+#[test]
+fn every_order_with_a_kept_memo_agrees_with_plain_recursion_and_the_theorem() {
+    for order in [
+        MoveOrder::FewestReplies,
+        MoveOrder::ProofStrategy,
+        MoveOrder::LosingFirst,
+    ] {
+        let mut solver = Solver::with_order(1 << 24, order);
+        let mut rng = chunk_rng(41, order as u64);
+        let mut draw = |n: usize, top: u32| {
+            let mut v: Vec<u32> = (0..n).map(|_| (rng.next_u32() % top) + 1).collect();
+            v.sort();
+            v
+        };
+        for i in 0..6_000 {
+            let top = 4 + (i % 8) as u32;
+            let x = draw(1 + i % 7, top);
+            let y = draw(1 + (i / 7) % 7, top);
+            let r = (i as u32 * 5) % (top + 1);
+            assert_eq!(
+                fast(&x, &y, r, &mut solver),
+                plain_mover_wins(&x, &y, r),
+                "{order:?}: x={x:?} y={y:?} r={r}"
+            );
+        }
+        for i in 0..400 {
+            let x = draw(6 + i % 7, 13);
+            let y = draw(6 + (i / 7) % 7, 13);
+            let r = (i as u32 * 3) % 14;
+            assert_eq!(
+                fast(&x, &y, r, &mut solver),
+                mover_wins_sorted(&x, &y, r),
+                "{order:?}: x={x:?} y={y:?} r={r}"
+            );
+        }
+    }
+}
+
 /// A memo too small to hold a deal's positions evicts entries mid-search;
 /// the verdicts must not change.
 #[test]

@@ -466,6 +466,26 @@ impl Hint {
 
 const _: () = assert!(MAX_RANKS < Hint::PASS_MOVE as usize);
 
+/// What a search proved: whether its mover wins, and the move it won by
+/// when that was its preferred move ([`Hint::move_byte`]; otherwise
+/// [`Hint::NO_MOVE`]). A caller refuting several moves reuses a winning
+/// reply it knows.
+#[derive(Clone, Copy)]
+struct Outcome {
+    win: bool,
+    by: u8,
+}
+
+impl Outcome {
+    /// A verdict whose winning move, if any, is not known.
+    fn decided(win: bool) -> Outcome {
+        Outcome {
+            win,
+            by: Hint::NO_MOVE,
+        }
+    }
+}
+
 /// Memoized minimax solver. The memo is kept across deals, since most
 /// positions recur under the canonical key; when a bucket is full its
 /// smallest position is evicted, which costs time but never changes a
@@ -572,6 +592,7 @@ impl Solver {
         field: usize,
     ) -> bool {
         self.search_hinted(mover, other, n_mover, n_other, ranks, field, Hint::UNKNOWN)
+            .win
     }
 
     /// The first move to try, if the move order names one. `expect_win`:
@@ -620,13 +641,13 @@ impl Solver {
         ranks: usize,
         field: usize,
         hint: Hint,
-    ) -> bool {
+    ) -> Outcome {
         if n_other == 0 {
-            return false;
+            return Outcome::decided(false);
         }
         // The mover can play the strongest card whenever any card is playable.
         if n_mover == 1 && mover[field..ranks].iter().any(|&c| c > 0) {
-            return true;
+            return Outcome::decided(true);
         }
         let preferred = match hint.get() {
             Some(known) => known,
@@ -640,17 +661,23 @@ impl Solver {
                 key: hint.key_after_preferred,
                 ..Hint::known(None)
             };
-            let win = self.play(mover, other, n_mover, n_other, ranks, i, child);
+            let win = !self
+                .play(mover, other, n_mover, n_other, ranks, i, child)
+                .win;
             self.preferred_tries += 1;
             self.preferred_wins += win as u64;
             if win {
-                return true;
+                return Outcome {
+                    win,
+                    by: Hint::move_byte(i),
+                };
             }
         }
         // Small positions are re-solved rather than looked up: their subtrees
         // cost less than the cache miss of a memo probe.
         if n_mover + n_other <= SMALL_POSITION_CARDS {
-            return self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
+            let win = self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
+            return Outcome::decided(win);
         }
         let key = if hint.key != 0 {
             hint.key
@@ -660,15 +687,16 @@ impl Solver {
         debug_assert_eq!(key, canonical_key(&mover[..ranks], &other[..ranks], field));
         if let Some(v) = self.lookup(key) {
             self.positions -= 1;
-            return v;
+            return Outcome::decided(v);
         }
         let win = self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
         self.store(key, win);
-        win
+        Outcome::decided(win)
     }
 
-    /// Plays rank index `i` (or passes, for [`PASS`]) and reports whether
-    /// the mover wins by it.
+    /// Plays rank index `i` (or passes, for [`PASS`]) and returns what the
+    /// opponent's search proved: the mover wins by the move when the
+    /// opponent does not.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn play(
@@ -680,14 +708,14 @@ impl Solver {
         ranks: usize,
         i: usize,
         hint: Hint,
-    ) -> bool {
+    ) -> Outcome {
         if i == PASS {
-            !self.search_hinted(other, mover, n_other, n_mover, ranks, 0, hint)
+            self.search_hinted(other, mover, n_other, n_mover, ranks, 0, hint)
         } else {
             mover[i] -= 1;
-            let win = !self.search_hinted(other, mover, n_other, n_mover - 1, ranks, i + 1, hint);
+            let reply = self.search_hinted(other, mover, n_other, n_mover - 1, ranks, i + 1, hint);
             mover[i] += 1;
-            win
+            reply
         }
     }
 
@@ -765,17 +793,28 @@ impl Solver {
                 );
             }
         }
+        // A card refuted by the reply `b` (the position after both is lost
+        // for the mover) refutes every stronger card below `b` too: after
+        // it `b` is still a legal reply, and it leaves the same position
+        // but for a weaker card in the mover's hand. A pass refutes every
+        // stronger card. Cards are tried weakest first, so one bound holds
+        // all that earlier refutations settle.
+        let mut refuted_below = 0usize;
         for k in 0..count {
-            if self.play(
-                mover,
-                other,
-                n_mover,
-                n_other,
-                ranks,
-                Hint::byte_move(moves[k]),
-                hints[k],
-            ) {
+            let m = Hint::byte_move(moves[k]);
+            if m != PASS && m < refuted_below {
+                continue;
+            }
+            let reply = self.play(mover, other, n_mover, n_other, ranks, m, hints[k]);
+            if !reply.win {
                 return true;
+            }
+            if m != PASS {
+                match reply.by {
+                    Hint::NO_MOVE => {}
+                    Hint::PASS_MOVE => refuted_below = usize::MAX,
+                    reply => refuted_below = refuted_below.max(reply as usize),
+                }
             }
         }
         false
