@@ -467,9 +467,9 @@ impl Hint {
 const _: () = assert!(MAX_RANKS < Hint::PASS_MOVE as usize);
 
 /// What a search proved: whether its mover wins, and the move it won by
-/// when that was its preferred move ([`Hint::move_byte`]; otherwise
-/// [`Hint::NO_MOVE`]). A caller refuting several moves reuses a winning
-/// reply it knows.
+/// ([`Hint::move_byte`]), or [`Hint::NO_MOVE`] when the verdict came from
+/// the memo or a shortcut. A caller refuting several moves reuses a
+/// winning reply it knows.
 #[derive(Clone, Copy)]
 struct Outcome {
     win: bool,
@@ -676,8 +676,7 @@ impl Solver {
         // Small positions are re-solved rather than looked up: their subtrees
         // cost less than the cache miss of a memo probe.
         if n_mover + n_other <= SMALL_POSITION_CARDS {
-            let win = self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
-            return Outcome::decided(win);
+            return self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
         }
         let key = if hint.key != 0 {
             hint.key
@@ -689,9 +688,9 @@ impl Solver {
             self.positions -= 1;
             return Outcome::decided(v);
         }
-        let win = self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
-        self.store(key, win);
-        Outcome::decided(win)
+        let outcome = self.refute_all(mover, other, n_mover, n_other, ranks, field, preferred);
+        self.store(key, outcome.win);
+        outcome
     }
 
     /// Plays rank index `i` (or passes, for [`PASS`]) and returns what the
@@ -720,7 +719,7 @@ impl Solver {
     }
 
     /// Tries every move but `skip`, weakest card first and the pass last,
-    /// until one wins.
+    /// until one wins, and names it.
     #[allow(clippy::too_many_arguments)]
     fn refute_all(
         &mut self,
@@ -731,7 +730,7 @@ impl Solver {
         ranks: usize,
         field: usize,
         skip: Option<usize>,
-    ) -> bool {
+    ) -> Outcome {
         let mut moves = [0u8; MAX_RANKS + 1];
         let mut count = 0;
         // Cards with no opponent card between them leave the opponent the
@@ -807,7 +806,10 @@ impl Solver {
             }
             let reply = self.play(mover, other, n_mover, n_other, ranks, m, hints[k]);
             if !reply.win {
-                return true;
+                return Outcome {
+                    win: true,
+                    by: moves[k],
+                };
             }
             if m != PASS {
                 match reply.by {
@@ -817,7 +819,7 @@ impl Solver {
                 }
             }
         }
-        false
+        Outcome::decided(false)
     }
 
     /// After the mover plays `i`, the opponent's preferred answer; when it
