@@ -145,28 +145,37 @@ proptest! {
     }
 }
 
+/// A sorted hand of `n` cards of strength 1..=`top`.
+fn draw(rng: &mut impl Rng, n: usize, top: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n).map(|_| (rng.next_u32() % top) + 1).collect();
+    v.sort();
+    v
+}
+
+/// `count` random positions of up to 7 cards each, solved one after another
+/// by `solver` (so its memo is kept across them), against the plain
+/// recursion.
+fn agrees_with_plain_recursion_on_many_positions(solver: &mut Solver, seed: u64, count: usize) {
+    let mut rng = chunk_rng(seed, 0);
+    for i in 0..count {
+        let top = 3 + (i % 9) as u32;
+        let x = draw(&mut rng, 1 + i % 7, top);
+        let y = draw(&mut rng, 1 + (i / 7) % 7, top);
+        let r = (i as u32 * 7) % (top + 1);
+        assert_eq!(
+            fast(&x, &y, r, solver),
+            plain_mover_wins(&x, &y, r),
+            "x={x:?} y={y:?} r={r}"
+        );
+    }
+}
+
 /// One memo shared by thousands of positions, as in a run: a wrong canonical
 /// key that merges two different games would show up here.
 #[test]
 fn memo_shared_across_many_positions_stays_exact() {
     let mut solver = Solver::new(1 << 24);
-    let mut rng = chunk_rng(99, 0);
-    let mut draw = |n: usize, top: u32| {
-        let mut v: Vec<u32> = (0..n).map(|_| (rng.next_u32() % top) + 1).collect();
-        v.sort();
-        v
-    };
-    for i in 0..20_000 {
-        let top = 3 + (i % 9) as u32;
-        let x = draw(1 + i % 7, top);
-        let y = draw(1 + (i / 7) % 7, top);
-        let r = (i as u32 * 7) % (top + 1);
-        assert_eq!(
-            fast(&x, &y, r, &mut solver),
-            plain_mover_wins(&x, &y, r),
-            "x={x:?} y={y:?} r={r}"
-        );
-    }
+    agrees_with_plain_recursion_on_many_positions(&mut solver, 99, 20_000);
     assert!(solver.memo_len() > 1000, "the memo was exercised");
 }
 
@@ -183,26 +192,11 @@ fn every_order_with_a_kept_memo_agrees_with_plain_recursion_and_the_theorem() {
         MoveOrder::LosingFirst,
     ] {
         let mut solver = Solver::with_order(1 << 24, order);
+        agrees_with_plain_recursion_on_many_positions(&mut solver, 41 + order as u64, 6_000);
         let mut rng = chunk_rng(41, order as u64);
-        let mut draw = |n: usize, top: u32| {
-            let mut v: Vec<u32> = (0..n).map(|_| (rng.next_u32() % top) + 1).collect();
-            v.sort();
-            v
-        };
-        for i in 0..6_000 {
-            let top = 4 + (i % 8) as u32;
-            let x = draw(1 + i % 7, top);
-            let y = draw(1 + (i / 7) % 7, top);
-            let r = (i as u32 * 5) % (top + 1);
-            assert_eq!(
-                fast(&x, &y, r, &mut solver),
-                plain_mover_wins(&x, &y, r),
-                "{order:?}: x={x:?} y={y:?} r={r}"
-            );
-        }
         for i in 0..400 {
-            let x = draw(6 + i % 7, 13);
-            let y = draw(6 + (i / 7) % 7, 13);
+            let x = draw(&mut rng, 6 + i % 7, 13);
+            let y = draw(&mut rng, 6 + (i / 7) % 7, 13);
             let r = (i as u32 * 3) % 14;
             assert_eq!(
                 fast(&x, &y, r, &mut solver),

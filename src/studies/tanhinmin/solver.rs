@@ -10,6 +10,15 @@
 //!
 //! A canonical key writes that structure as a bit string, so positions from
 //! different deals that are the same game share one memo entry.
+//!
+//! Two orderings of positions prune the search. Each is proved by letting a
+//! player copy a strategy from the other position move for move, and
+//! `tests/solver.rs` checks both on the plain recursion:
+//! - a card upgraded never hurts its holder: the stronger card can be
+//!   played wherever the weaker one was, and leaves the opponent no more
+//!   replies (used by [`Solver`]'s `refute_all`);
+//! - a higher field never helps the mover: it only takes moves away (used by
+//!   the memo, see [`super::memo`]).
 
 use super::MAX_RANKS;
 use super::formula;
