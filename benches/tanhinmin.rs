@@ -4,11 +4,14 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rand_xoshiro::rand_core::Rng;
-use runner::studies::tanhinmin::deals::{Deal, Dealer, Deck, chunk_rng};
-use runner::studies::tanhinmin::formula::{mu_pair_counts, mu_sorted};
-use runner::studies::tanhinmin::memo::SharedMemo;
-use runner::studies::tanhinmin::reference::NaiveSolver;
-use runner::studies::tanhinmin::solver::{MoveOrder, Position, Solver};
+use runner::games::cards::{Deal, Dealer, Deck};
+use runner::random::chunk_rng;
+use runner::games::tanhinmin::formula::{mu_pair_counts, mu_sorted};
+use runner::games::tanhinmin::memo::SharedMemo;
+use runner::games::tanhinmin::reference::NaiveSolver;
+use runner::games::tanhinmin::ordering::MoveOrder;
+use runner::games::tanhinmin::position::Position;
+use runner::games::tanhinmin::solver::Solver;
 use std::hint::black_box;
 use std::sync::Arc;
 

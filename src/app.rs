@@ -1,9 +1,11 @@
 //! Dispatch from parsed flags to a run, with exit codes in one place.
 
 use crate::cli::{Cli, Command, RunArgs};
-use crate::config::Config;
+use crate::driver::{RunContext, RunOutcome};
 use crate::engine::progress;
-use crate::studies::{self, RunContext};
+use crate::exit;
+use crate::study::Check;
+use crate::studies;
 use clap::{CommandFactory, Parser};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::sync::Arc;
@@ -34,13 +36,29 @@ fn shard_spec(args: &RunArgs) -> Result<Option<(u64, u64)>, String> {
     Ok(Some((n, index)))
 }
 
+/// The status of a check's conclusion.
+fn check_status(check: Check) -> i32 {
+    match check {
+        Check::Passed => exit::OK,
+        Check::Failed => exit::CHECK_FAILED,
+    }
+}
+
+/// The status of an error from a run or merge: the user's input refused,
+/// or a fault.
+fn error_status(e: &anyhow::Error) -> i32 {
+    eprintln!("error: {e:#}");
+    if crate::error::is_refused(e) {
+        exit::USAGE
+    } else {
+        exit::RUNTIME
+    }
+}
+
 fn merge(args: &crate::cli::MergeArgs) -> i32 {
     let partials = match crate::driver::read_partials(&args.dirs) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return crate::driver::merge_error_code(&e).unwrap_or(EXIT_RUNTIME);
-        }
+        Err(e) => return error_status(&e),
     };
     let study = partials[0].1["config"]["experiment"]["study"]
         .as_str()
@@ -51,7 +69,7 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
             "error: {}: unknown study `{study}`",
             partials[0].0.display()
         );
-        return EXIT_USAGE;
+        return exit::USAGE;
     };
     let ctx = RunContext {
         config_path: Default::default(),
@@ -64,11 +82,8 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         stop: Arc::new(AtomicBool::new(false)),
     };
     match (entry.merge)(partials, &ctx) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            crate::driver::merge_error_code(&e).unwrap_or(EXIT_RUNTIME)
-        }
+        Ok(check) => check_status(check),
+        Err(e) => error_status(&e),
     }
 }
 
@@ -78,21 +93,13 @@ fn plot(args: &crate::cli::PlotArgs) -> i32 {
             for w in written {
                 eprintln!("wrote {w}");
             }
-            EXIT_OK
+            exit::OK
         }
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            EXIT_USAGE
-        }
+        Err(e) => error_status(&e),
     }
 }
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_CHECK_FAILED: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_RUNTIME: i32 = 3;
-pub const EXIT_INTERRUPTED: i32 = 4;
-
+/// Parses the command line, runs what it asks, and returns the exit status.
 pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.command {
@@ -105,7 +112,7 @@ pub fn main() -> i32 {
         None => {
             let _ = Cli::command().print_help();
             eprintln!("\nerror: no config given; try `runner --config configs/quick.toml`");
-            EXIT_USAGE
+            exit::USAGE
         }
     }
 }
@@ -113,13 +120,13 @@ pub fn main() -> i32 {
 fn run(args: &RunArgs) -> i32 {
     let Some(path) = &args.config else {
         eprintln!("error: `runner run` needs --config FILE");
-        return EXIT_USAGE;
+        return exit::USAGE;
     };
-    let config = match Config::load(path) {
+    let config = match studies::load_config(path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_USAGE;
+            return exit::USAGE;
         }
     };
     let threads = args
@@ -130,7 +137,7 @@ fn run(args: &RunArgs) -> i32 {
         Ok(s) => s,
         Err(msg) => {
             eprintln!("error: {msg}");
-            return EXIT_USAGE;
+            return exit::USAGE;
         }
     };
     let out_dir = args.out.clone().unwrap_or_else(|| match shard {
@@ -142,7 +149,7 @@ fn run(args: &RunArgs) -> i32 {
         // A second signal ends the process at once; the first asks for a clean stop.
         let _ = signal_hook::flag::register_conditional_shutdown(
             signal,
-            EXIT_INTERRUPTED,
+            exit::INTERRUPTED,
             stop.clone(),
         );
         let _ = signal_hook::flag::register(signal, stop.clone());
@@ -163,11 +170,10 @@ fn run(args: &RunArgs) -> i32 {
         },
         inject_fault: args.inject_fault,
     };
-    match studies::run(&config, &ctx) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            EXIT_RUNTIME
-        }
+    let entry = studies::find(&config.experiment.study).expect("checked by load_config");
+    match (entry.run)(&config, &ctx) {
+        Ok(RunOutcome::Finished(check)) => check_status(check),
+        Ok(RunOutcome::Interrupted) => exit::INTERRUPTED,
+        Err(e) => error_status(&e),
     }
 }

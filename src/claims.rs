@@ -12,10 +12,9 @@
 //! and shards.
 
 use crate::config::Config;
-use crate::driver::{self, Report};
-use crate::engine::{CellResult, Chunk, Study};
+use crate::engine::{CellResult, Chunk, Workload};
 use crate::export::Table;
-use crate::studies::{RunContext, StudyEntry};
+use crate::study::{BuildContext, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -50,16 +49,6 @@ pub trait Suite: Sync + Sized + 'static {
     fn claims(&self) -> &[ClaimSpec];
     fn new_scratch(&self) -> Self::Scratch;
     fn check(&self, scratch: &mut Self::Scratch, claim: usize, index: u64) -> Verdict;
-}
-
-/// The registry line for a suite.
-pub const fn entry<S: Suite>(name: &'static str) -> StudyEntry {
-    StudyEntry {
-        name,
-        validate: S::validate,
-        run: driver::run::<ClaimStudy<S>>,
-        merge: driver::merge::<ClaimStudy<S>>,
-    }
 }
 
 /// Counts for one claim. Sums and a minimum, so merging in any order gives
@@ -122,16 +111,13 @@ pub struct ClaimStudy<S: Suite> {
 }
 
 impl<S: Suite> ClaimStudy<S> {
+    /// The suite as an engine workload.
     pub fn new(suite: S) -> Self {
         ClaimStudy { suite }
     }
-
-    pub fn suite(&self) -> &S {
-        &self.suite
-    }
 }
 
-impl<S: Suite> Study for ClaimStudy<S> {
+impl<S: Suite> Workload for ClaimStudy<S> {
     type Instance = (usize, u64);
     type Counts = ClaimCounts;
     type Worker = S::Scratch;
@@ -204,8 +190,8 @@ pub fn claims_table(specs: &[ClaimSpec], cells: &[&ClaimCounts]) -> Vec<u8> {
     t.into_bytes()
 }
 
-impl<S: Suite> Report for ClaimStudy<S> {
-    fn build(config: &Config, ctx: &RunContext) -> anyhow::Result<Self> {
+impl<S: Suite> Study for ClaimStudy<S> {
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         Ok(ClaimStudy::new(S::build(config, ctx.inject_fault)?))
     }
 
@@ -233,8 +219,8 @@ impl<S: Suite> Report for ClaimStudy<S> {
     }
 
     /// A claim study exists to test claims, so a failing claim is a finding
-    /// reported in `claims.csv`, not an error: the exit code is 0.
-    fn verdict(&self, cells: &[&ClaimCounts], out_dir: &Path) -> (i32, Vec<String>) {
+    /// reported in `claims.csv`, not an error: the run passes.
+    fn summary(&self, cells: &[&ClaimCounts], out_dir: &Path) -> Summary {
         let mut lines = Vec::new();
         let failing: Vec<_> = self
             .suite
@@ -260,7 +246,7 @@ impl<S: Suite> Report for ClaimStudy<S> {
             failing.len(),
             out_dir.join("claims.csv").display()
         ));
-        (0, lines)
+        Summary::measured(lines)
     }
 }
 

@@ -6,45 +6,64 @@
 //! tables through the same code, so merged output is byte-identical to a
 //! single-machine run.
 
-use crate::app::{EXIT_INTERRUPTED, EXIT_USAGE};
 use crate::config::Config;
-use crate::engine::{self, CellResult, Outcome, Study, journal::Journal};
+use crate::error::refuse;
+use crate::engine::{self, Outcome, Workload, journal::Journal, progress};
 use crate::export::{manifest, plot, write_atomic};
-use crate::studies::RunContext;
+use crate::study::{BuildContext, Check, Study};
 use anyhow::Context;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-/// The end of a check's verdict: exit 1 with `fail_line` when the check
-/// failed, else exit 0 with `ok_line`.
-pub fn check_verdict(
-    mut lines: Vec<String>,
-    failed: bool,
-    fail_line: String,
-    ok_line: String,
-) -> (i32, Vec<String>) {
-    if failed {
-        lines.push(fail_line);
-        (crate::app::EXIT_CHECK_FAILED, lines)
-    } else {
-        lines.push(ok_line);
-        (crate::app::EXIT_OK, lines)
+/// How one run executes; nothing here changes what it computes, except
+/// `inject_fault`, which exists to prove that a study's check can fail.
+#[derive(Clone, Debug)]
+pub struct RunContext {
+    /// The config file, as the user named it (recorded in the manifest).
+    pub config_path: PathBuf,
+    /// Where tables, checkpoints and the manifest go.
+    pub out_dir: PathBuf,
+    /// Worker threads.
+    pub threads: usize,
+    /// How progress is shown.
+    pub progress: progress::Mode,
+    /// Swap the study's claim for a deliberately wrong one.
+    pub inject_fault: bool,
+    /// (shard count, shard index), or `None` for the whole run.
+    pub shard: Option<(u64, u64)>,
+    /// Continue from the checkpoint in the output directory, if any.
+    pub resume: bool,
+    /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
+    pub stop: Arc<AtomicBool>,
+}
+
+impl RunContext {
+    /// The part of the context a study may be built from.
+    pub fn build_context(&self) -> BuildContext {
+        BuildContext {
+            threads: self.threads,
+            inject_fault: self.inject_fault,
+        }
     }
 }
 
-/// What a study adds to the engine to be run from a config: how to build it,
-/// which tables it writes, and what its counts mean for the exit code.
-pub trait Report: Study + Sized {
-    fn build(config: &Config, ctx: &RunContext) -> anyhow::Result<Self>;
-    /// Deterministic tables from merged per-cell counts, as (file, bytes).
-    fn tables(&self, cells: &[&Self::Counts]) -> Vec<(&'static str, Vec<u8>)>;
-    /// `run.csv`: timings and search effort, which vary from run to run.
-    fn run_details(&self, cells: &[CellResult<Self::Counts>]) -> Vec<u8>;
-    /// Exit code and the summary lines printed at the end.
-    fn verdict(&self, cells: &[&Self::Counts], out_dir: &Path) -> (i32, Vec<String>);
+/// How a run ended, for the top layer to turn into an exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// Every chunk of the run (or shard) was done; a shard always passes,
+    /// since its check is made when the shards are merged.
+    Finished(Check),
+    /// A stop was requested; finished chunks are checkpointed.
+    Interrupted,
 }
+
+/// The fixed type of the shard results a merge reads: each file's path and
+/// its parsed JSON.
+pub type ShardResults = Vec<(PathBuf, serde_json::Value)>;
 
 /// One shard's results, for `runner merge`.
 #[derive(Serialize, Deserialize)]
@@ -69,10 +88,10 @@ fn fingerprint(config: &Config, shards: u64, index: u64) -> String {
     )
 }
 
-pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> {
+pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let started_unix = manifest::unix_now();
-    let study = S::build(config, ctx)?;
+    let study = S::build(config, &ctx.build_context())?;
     let all = engine::plan(&study);
     let (shards, index) = ctx.shard.unwrap_or((1, 0));
     let chunks = engine::shard(&all, shards, index);
@@ -96,7 +115,7 @@ pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> 
                 "interrupted: {chunks_done} of {chunks_total} chunks done and checkpointed in {}; rerun with --resume to finish",
                 out.join(CHECKPOINT_FILE).display()
             );
-            return Ok(EXIT_INTERRUPTED);
+            return Ok(RunOutcome::Interrupted);
         }
     };
     let counts: Vec<&S::Counts> = cells.iter().map(|c| &c.counts).collect();
@@ -117,15 +136,12 @@ pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> 
     written.push(PARTIAL_FILE.into());
     write_atomic(&out.join("run.csv"), &study.run_details(&cells))?;
     written.push("run.csv".into());
-    let (code, lines) = if shards == 1 {
-        study.verdict(&counts, out)
+    let summary = if shards == 1 {
+        study.summary(&counts, out)
     } else {
-        (
-            0,
-            vec![format!(
-                "shard {index} of {shards} done; merge with `runner merge`"
-            )],
-        )
+        crate::study::Summary::measured(vec![format!(
+            "shard {index} of {shards} done; merge with `runner merge`"
+        )])
     };
     written.push("manifest.json".into());
     write_manifest(
@@ -139,22 +155,22 @@ pub fn run<S: Report>(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> 
             threads: ctx.threads,
             started,
             started_unix,
-            exit_code: code,
+            check: summary.check,
             outputs: written,
             config,
             chunk_sizes: chunk_sizes(&study),
         },
     )?;
     journal.remove()?;
-    for line in lines {
+    for line in summary.lines {
         eprintln!("{line}");
     }
-    Ok(code)
+    Ok(RunOutcome::Finished(summary.check))
 }
 
 /// Writes the study's tables and the pictures drawn from them; returns the
 /// file names.
-fn write_tables<S: Report>(
+fn write_tables<S: Study>(
     study: &S,
     counts: &[&S::Counts],
     config: &Config,
@@ -184,13 +200,13 @@ struct RunFacts<'a> {
     threads: usize,
     started: Instant,
     started_unix: u64,
-    exit_code: i32,
+    check: Check,
     outputs: Vec<String>,
     config: &'a Config,
     chunk_sizes: Vec<u64>,
 }
 
-fn chunk_sizes<S: Study>(study: &S) -> Vec<u64> {
+fn chunk_sizes<S: Workload>(study: &S) -> Vec<u64> {
     (0..study.cell_sizes().len())
         .map(|cell| study.chunk_size(cell))
         .collect()
@@ -215,28 +231,18 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
         elapsed_s: (f.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         host: manifest::host_name(),
         peak_rss_mb: manifest::peak_rss_mb(),
-        exit_code: f.exit_code,
+        check: match f.check {
+            Check::Passed => "passed",
+            Check::Failed => "failed",
+        },
         outputs: f.outputs,
     }
     .write(&out.join("manifest.json"))
 }
 
-/// A merge problem the user must fix: exit code 2, not a crash.
-#[derive(Debug)]
-pub struct MergeRefused(pub String);
-
-impl std::fmt::Display for MergeRefused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for MergeRefused {}
-
 /// Reads `partial.json` from each shard directory and checks that together
 /// they are exactly the shards of one run.
-pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, serde_json::Value)>> {
-    let refuse = |msg: String| anyhow::Error::new(MergeRefused(msg));
+pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
     let mut out = Vec::new();
     for dir in dirs {
         let path = dir.join(PARTIAL_FILE);
@@ -251,7 +257,7 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, serde_jso
         out.push((path, v));
     }
     let Some((first_path, first)) = out.first() else {
-        return Err(refuse("merge needs at least one shard directory".into()));
+        return Err(refuse("merge needs at least one shard directory"));
     };
     let field =
         |v: &serde_json::Value, k: &str| v.get(k).cloned().unwrap_or(serde_json::Value::Null);
@@ -311,10 +317,7 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, serde_jso
 }
 
 /// Sums the shards' counts and writes the tables of the whole run.
-pub fn merge<S: Report>(
-    partials: Vec<(PathBuf, serde_json::Value)>,
-    ctx: &RunContext,
-) -> anyhow::Result<i32>
+pub fn merge<S: Study>(partials: ShardResults, ctx: &RunContext) -> anyhow::Result<Check>
 where
     S::Counts: DeserializeOwned,
 {
@@ -331,10 +334,10 @@ where
             None => merged = Some(p.cells),
             Some(acc) => {
                 if acc.len() != p.cells.len() {
-                    return Err(anyhow::Error::new(MergeRefused(format!(
+                    return Err(refuse(format!(
                         "{}: wrong number of cells",
                         path.display()
-                    ))));
+                    )));
                 }
                 for (a, c) in acc.iter_mut().zip(p.cells) {
                     S::merge(a, c);
@@ -344,11 +347,11 @@ where
     }
     let config = config.expect("checked non-empty");
     let cells = merged.expect("checked non-empty");
-    let study = S::build(&config, ctx)?;
+    let study = S::build(&config, &ctx.build_context())?;
     let counts: Vec<&S::Counts> = cells.iter().collect();
     let out = &ctx.out_dir;
     let mut written = write_tables(&study, &counts, &config, out)?;
-    let (code, lines) = study.verdict(&counts, out);
+    let summary = study.summary(&counts, out);
     written.push("manifest.json".into());
     write_manifest(
         out,
@@ -361,19 +364,14 @@ where
             threads: ctx.threads,
             started,
             started_unix: manifest::unix_now(),
-            exit_code: code,
+            check: summary.check,
             outputs: written,
             config: &config,
             chunk_sizes: chunk_sizes(&study),
         },
     )?;
-    for line in lines {
+    for line in summary.lines {
         eprintln!("{line}");
     }
-    Ok(code)
-}
-
-/// Exit code for a refused merge.
-pub fn merge_error_code(e: &anyhow::Error) -> Option<i32> {
-    e.downcast_ref::<MergeRefused>().map(|_| EXIT_USAGE)
+    Ok(summary.check)
 }

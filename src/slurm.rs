@@ -1,9 +1,10 @@
 //! `runner slurm`: fills the templates in `scripts/slurm/` for a config and
 //! a shard count, so a cluster user submits one script.
 
-use crate::app::{EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 use crate::cli::SlurmArgs;
 use crate::config::Config;
+use crate::exit;
+use crate::studies::load_config;
 use std::path::{Path, PathBuf};
 
 const ARRAY: &str = include_str!("../scripts/slurm/array.sbatch.in");
@@ -51,11 +52,11 @@ pub fn render(
 }
 
 pub fn main(args: &SlurmArgs) -> i32 {
-    let config = match Config::load(&args.config) {
+    let config = match load_config(&args.config) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_USAGE;
+            return exit::USAGE;
         }
     };
     let workdir = absolute(Path::new("."));
@@ -87,11 +88,11 @@ pub fn main(args: &SlurmArgs) -> i32 {
                 dir.display()
             );
             println!("submit with: bash {}/submit.sh", dir.display());
-            EXIT_OK
+            exit::OK
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            EXIT_RUNTIME
+            exit::RUNTIME
         }
     }
 }

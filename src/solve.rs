@@ -1,10 +1,16 @@
 //! `runner solve`: one Tanhinmin position, by minimax and by the formula.
 
-use crate::app::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::cli::SolveArgs;
-use crate::config::{MAX_CARDS_IN_PLAY, MAX_RANKS};
-use crate::studies::tanhinmin::{formula, solver};
+use crate::config::MAX_CARDS_IN_PLAY;
+use crate::exit;
+use crate::games::cards::MAX_RANKS;
+use crate::games::tanhinmin::formula;
+use crate::games::tanhinmin::position::Position;
+use crate::games::tanhinmin::solver::Solver;
 use serde::Serialize;
+
+/// The largest card strength a position may hold.
+const MAX_STRENGTH: u32 = MAX_RANKS as u32;
 
 #[derive(Serialize, Debug, PartialEq)]
 pub struct SolveReport {
@@ -25,9 +31,9 @@ pub fn check(first: &[u32], second: &[u32], field: u32) -> Result<(), String> {
         if hand.is_empty() {
             return Err(format!("{flag}: needs at least one card"));
         }
-        if let Some(bad) = hand.iter().find(|&&c| c == 0 || c > MAX_RANKS) {
+        if let Some(bad) = hand.iter().find(|&&c| c == 0 || c > MAX_STRENGTH) {
             return Err(format!(
-                "{flag}: card strength {bad} is outside 1..={MAX_RANKS}"
+                "{flag}: card strength {bad} is outside 1..={MAX_STRENGTH}"
             ));
         }
     }
@@ -36,8 +42,8 @@ pub fn check(first: &[u32], second: &[u32], field: u32) -> Result<(), String> {
             "--first/--second: more than {MAX_CARDS_IN_PLAY} cards in all"
         ));
     }
-    if field > MAX_RANKS {
-        return Err(format!("--field: {field} is outside 0..={MAX_RANKS}"));
+    if field > MAX_STRENGTH {
+        return Err(format!("--field: {field} is outside 0..={MAX_STRENGTH}"));
     }
     Ok(())
 }
@@ -47,19 +53,16 @@ pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
     let mut y = second.to_vec();
     x.sort_unstable();
     y.sort_unstable();
-    let mut pos = solver::Position::from_cards(&x, &y, field);
+    let mut pos = Position::from_cards(&x, &y, field);
     // Give the field its own rank slot so it keeps its strength when above every card.
     pos.ranks = pos.ranks.max(field as usize);
     pos.field = field as usize;
-    let mut s = solver::Solver::new(64 << 20);
+    let mut s = Solver::new(64 << 20);
     let minimax = s.mover_wins(&pos);
     let moves = s
         .winning_moves(&pos)
         .into_iter()
-        .map(|m| match m {
-            Some(rank) => (rank + 1).to_string(),
-            None => "pass".to_string(),
-        })
+        .map(|m| m.to_string())
         .collect();
     let (mu0, mu1) = formula::mu_pair_sorted(&x, &y, field);
     SolveReport {
@@ -77,7 +80,7 @@ pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
 pub fn main(args: &SolveArgs) -> i32 {
     if let Err(e) = check(&args.first, &args.second, args.field) {
         eprintln!("error: {e}");
-        return EXIT_USAGE;
+        return exit::USAGE;
     }
     let r = report(&args.first, &args.second, args.field);
     if args.json {
@@ -138,8 +141,8 @@ pub fn main(args: &SolveArgs) -> i32 {
         }
     }
     if r.minimax_first_wins == r.formula_first_wins {
-        EXIT_OK
+        exit::OK
     } else {
-        EXIT_CHECK_FAILED
+        exit::CHECK_FAILED
     }
 }

@@ -86,6 +86,20 @@ pub fn fmt_rate(x: f64) -> String {
     format!("{x:.9}")
 }
 
+/// Binomial coefficient, exact; `None` on overflow.
+pub fn binomial(n: u32, k: u32) -> Option<u128> {
+    if k > n {
+        return Some(0);
+    }
+    let k = k.min(n - k);
+    let mut acc: u128 = 1;
+    for i in 0..k {
+        // acc * (n - i) is divisible by (i + 1) after the multiplication.
+        acc = acc.checked_mul((n - i) as u128)? / (i as u128 + 1);
+    }
+    Some(acc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

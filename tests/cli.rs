@@ -90,7 +90,7 @@ fn quick_config_writes_correct_stats() {
     assert!(dis.is_empty());
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["exit_code"], 0);
+    assert_eq!(manifest["check"], "passed");
     assert_eq!(manifest["config"]["experiment"]["name"], "quick");
     assert!(manifest["config_hash"].as_str().unwrap().len() == 16);
     let leftovers: Vec<_> = std::fs::read_dir(&out)

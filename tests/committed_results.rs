@@ -26,7 +26,7 @@ fn every_committed_result_matches_its_config() {
         if path.extension().is_none_or(|e| e != "toml") {
             continue;
         }
-        let config = Config::load(&path).unwrap();
+        let config = runner::studies::load_config(&path).unwrap();
         let dir = config.output_dir();
         let manifest = Path::new(&dir).join("manifest.json");
         if !dir.starts_with("results") || !manifest.exists() {
@@ -42,9 +42,12 @@ fn every_committed_result_matches_its_config() {
             manifest.display(),
             path.display()
         );
-        // Manifests older than the exit code field predate failing runs.
+        // Older manifests record an exit code; newer ones the check.
         if let Some(code) = recorded.get("exit_code") {
             assert_eq!(code, 0, "{} records a failed run", manifest.display());
+        }
+        if let Some(check) = recorded.get("check") {
+            assert_eq!(check, "passed", "{} records a failed run", manifest.display());
         }
         checked += 1;
     }

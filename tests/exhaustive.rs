@@ -12,8 +12,8 @@ fn complete(o: Outcome<CellCounts>) -> Vec<CellResult<CellCounts>> {
         Outcome::Interrupted { .. } => panic!("interrupted"),
     }
 }
-use runner::studies::tanhinmin::deals::{Deck, PerRankDealSpace};
-use runner::studies::tanhinmin::reference::plain_mover_wins;
+use runner::games::cards::{Deck, PerRankDealSpace};
+use runner::games::tanhinmin::reference::plain_mover_wins;
 use runner::studies::tanhinmin::{Tanhinmin, broken_claim, theorem};
 
 fn cards(counts: &[u8]) -> Vec<u32> {
@@ -28,7 +28,7 @@ fn config(copies: &str, ranks: u32, sizes: &str, field: u32) -> Config {
     let text = format!(
         "[experiment]\nname = \"t\"\nmode = \"exhaustive\"\n[deck]\nranks = {ranks}\ncopies = {copies}\n[hands]\nsizes = {sizes}\nfield = {field}\n"
     );
-    Config::parse(&text, "test").unwrap()
+    runner::studies::parse_config(&text, "test").unwrap()
 }
 
 #[test]

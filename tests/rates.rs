@@ -5,8 +5,9 @@ mod common;
 
 use common::{run, run_args, scratch, stderr};
 use runner::studies::rates::dp::{Tally, formula_tally};
-use runner::studies::tanhinmin::deals::{DealSpace, Deck};
-use runner::studies::tanhinmin::solver::{Position, Solver};
+use runner::games::cards::{DealSpace, Deck};
+use runner::games::tanhinmin::position::Position;
+use runner::games::tanhinmin::solver::Solver;
 
 /// Weighted minimax wins over every deal of a cell: no formula involved.
 fn minimax_tally(copies: &[u32], a: u32, b: u32, field: u32) -> Tally {

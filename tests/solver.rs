@@ -2,16 +2,21 @@
 
 use proptest::prelude::*;
 use rand_xoshiro::rand_core::Rng;
-use runner::studies::tanhinmin::deals::chunk_rng;
-use runner::studies::tanhinmin::formula::{mover_wins_sorted, mu_pair_sorted};
-use runner::studies::tanhinmin::memo::SharedMemo;
-use runner::studies::tanhinmin::reference::{
+use runner::random::chunk_rng;
+use runner::games::tanhinmin::formula::{mover_wins_sorted, mu_pair_sorted};
+use runner::games::tanhinmin::memo::SharedMemo;
+use runner::games::tanhinmin::reference::{
     CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
 };
-use runner::studies::tanhinmin::solver::{
-    MoveOrder, Position, SMALL_KEY_CARDS, Solver, canonical_key, canonical_key_small,
-    fewest_replies_move, fewest_replies_move_if_won, fewest_replies_move_plain, strategy_move,
+use runner::games::tanhinmin::moves::Move;
+use runner::games::tanhinmin::ordering::{
+    MoveOrder, fewest_replies_move, fewest_replies_move_if_won, fewest_replies_move_plain,
 };
+use runner::games::tanhinmin::position::{
+    Position, SMALL_KEY_CARDS, canonical_key, canonical_key_small,
+};
+use runner::games::tanhinmin::solver::Solver;
+use runner::games::tanhinmin::strategy::proof_move_counts;
 use std::sync::Arc;
 
 fn hand(max_len: usize, top: u32) -> impl Strategy<Value = Vec<u32>> {
@@ -102,7 +107,7 @@ proptest! {
         let mut p = p;
         p.ranks = p.ranks.max(r as usize);
         p.field = r as usize;
-        if let Some(i) = strategy_move(&p.mover[..p.ranks], &p.other[..p.ranks], p.field) {
+        if let Some(Move::Play(i)) = proof_move_counts(&p.mover[..p.ranks], &p.other[..p.ranks], p.field) {
             let card = i as u32 + 1;
             let mut rest = x.clone();
             rest.remove(rest.iter().position(|&c| c == card).unwrap());

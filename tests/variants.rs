@@ -4,9 +4,9 @@
 mod common;
 
 use common::{run, run_args, scratch, stderr};
-use runner::studies::cut::{CutSolver, plain_cut_wins};
-use runner::studies::tanhinmin::deals::{DealSpace, Deck, PerRankDealSpace};
-use runner::studies::tanhinmin::solver::Position;
+use runner::games::tanhinmin::cut::{CutSolver, plain_cut_wins};
+use runner::games::cards::{DealSpace, Deck, PerRankDealSpace};
+use runner::games::tanhinmin::position::Position;
 
 fn config(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
     let cfg = dir.join(format!("{name}.toml"));

@@ -32,9 +32,10 @@ pub struct Chunk {
     pub len: u64,
 }
 
-/// A theorem checked at scale: it produces instances, evaluates each one, and
-/// merges counts. Everything game-specific lives behind this trait.
-pub trait Study: Sync {
+/// Work the engine can run: cells of instances, each evaluated into counts
+/// that merge. Everything game-specific lives behind this trait; a
+/// study (one layer up) adds how to build it and what to write.
+pub trait Workload: Sync {
     /// One thing to check, such as one deal.
     type Instance;
     /// What evaluating instances accumulates. `merge` must not depend on the
@@ -65,7 +66,7 @@ pub trait Study: Sync {
 }
 
 /// Every chunk of a study, cell by cell.
-pub fn plan<S: Study>(study: &S) -> Vec<Chunk> {
+pub fn plan<S: Workload>(study: &S) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let mut global = 0;
     for (cell, &items) in study.cell_sizes().iter().enumerate() {
@@ -125,7 +126,7 @@ pub enum Outcome<C> {
 /// Runs the given chunks (a whole plan, or one shard of it). Chunks already
 /// in `journal` are not run again; every chunk finished here is added to it
 /// before it counts. When `stop` becomes true no new chunk starts.
-pub fn run<S: Study>(
+pub fn run<S: Workload>(
     study: &S,
     chunks: &[Chunk],
     opts: &RunOptions,
@@ -222,7 +223,7 @@ mod tests {
     /// A toy study: sums of item indices, to check planning and merging.
     struct Sums(Vec<u64>);
 
-    impl Study for Sums {
+    impl Workload for Sums {
         type Instance = u64;
         type Counts = (u64, Vec<u64>);
         type Worker = ();

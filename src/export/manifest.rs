@@ -28,7 +28,9 @@ pub struct Manifest<'a, C: Serialize> {
     pub elapsed_s: f64,
     pub host: String,
     pub peak_rss_mb: Option<f64>,
-    pub exit_code: i32,
+    /// What the run's check concluded: `passed` or `failed` (a shard
+    /// always passes; its check is made at the merge).
+    pub check: &'static str,
     pub outputs: Vec<String>,
 }
 

@@ -258,10 +258,10 @@ pub fn redraw(dir: &Path) -> anyhow::Result<Vec<String>> {
         }
     }
     if loaded.is_empty() {
-        bail!(
+        return Err(crate::error::refuse(format!(
             "{}: no stats.csv, rates.csv or mu.csv to plot",
             dir.display()
-        );
+        )));
     }
     let title = dir
         .file_name()

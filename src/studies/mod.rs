@@ -1,7 +1,12 @@
-//! The registry of studies. A new study is one folder here and one line in
-//! `REGISTRY`.
+//! The registry of studies, and the config checks that need it. A new
+//! study is one folder here and one line in [`REGISTRY`].
+//!
+//! Every study folder imports only the layers below ([`crate::study`],
+//! [`crate::claims`], [`deal_study`], the games, config, engine and
+//! utilities), never another study and never this registry.
 
 pub mod cut;
+pub mod deal_study;
 pub mod impartial;
 pub mod mahjong;
 pub mod rates;
@@ -9,90 +14,163 @@ pub mod score;
 pub mod strategy;
 pub mod tanhinmin;
 
-use crate::claims;
-use crate::config::Config;
-use crate::driver;
-use crate::engine::progress;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use crate::claims::{ClaimStudy, Suite};
+use crate::config::{Config, ConfigError};
+use crate::driver::{self, RunContext, RunOutcome, ShardResults};
+use crate::study::{Check, Study};
+use std::path::Path;
 
-/// How one run executes; nothing here changes what it computes, except
-/// `inject_fault`, which exists to prove that a study's check can fail.
-#[derive(Clone, Debug)]
-pub struct RunContext {
-    pub config_path: PathBuf,
-    pub out_dir: PathBuf,
-    pub threads: usize,
-    pub progress: progress::Mode,
-    /// Swap the study's claim for a deliberately wrong one.
-    pub inject_fault: bool,
-    /// (shard count, shard index), or `None` for the whole run.
-    pub shard: Option<(u64, u64)>,
-    /// Continue from the checkpoint in the output directory, if any.
-    pub resume: bool,
-    /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
-    pub stop: Arc<AtomicBool>,
-}
-
-type ShardResults = Vec<(PathBuf, serde_json::Value)>;
-
+/// One study as the top layer sees it: a name, its config checks, and how
+/// to run it or merge its shards.
 pub struct StudyEntry {
+    /// The `[experiment] study` value that selects it.
     pub name: &'static str,
     /// Checks the study's part of a config; returns "[table] key: problem".
     pub validate: fn(&Config) -> Result<(), String>,
-    pub run: fn(&Config, &RunContext) -> anyhow::Result<i32>,
-    pub merge: fn(ShardResults, &RunContext) -> anyhow::Result<i32>,
+    /// Runs (a shard of) the study.
+    pub run: fn(&Config, &RunContext) -> anyhow::Result<RunOutcome>,
+    /// Merges the shards of a run.
+    pub merge: fn(ShardResults, &RunContext) -> anyhow::Result<Check>,
 }
 
+/// The registry line of a study.
+const fn entry<S: Study>(
+    name: &'static str,
+    validate: fn(&Config) -> Result<(), String>,
+) -> StudyEntry
+where
+    S::Counts: serde::de::DeserializeOwned,
+{
+    StudyEntry {
+        name,
+        validate,
+        run: driver::run::<S>,
+        merge: driver::merge::<S>,
+    }
+}
+
+/// The registry line of a claim suite.
+const fn suite<S: Suite>(name: &'static str) -> StudyEntry {
+    entry::<ClaimStudy<S>>(name, S::validate)
+}
+
+/// Every study, by name.
 pub const REGISTRY: &[StudyEntry] = &[
-    StudyEntry {
-        name: "tanhinmin",
-        validate: Config::validate_deck_and_hands,
-        run: driver::run::<tanhinmin::Tanhinmin>,
-        merge: driver::merge::<tanhinmin::Tanhinmin>,
-    },
-    StudyEntry {
-        name: "rates",
-        validate: Config::validate_deck_and_cells,
-        run: driver::run::<rates::Rates>,
-        merge: driver::merge::<rates::Rates>,
-    },
-    StudyEntry {
-        name: "strategy",
-        validate: Config::validate_deck_and_hands,
-        run: driver::run::<strategy::StrategyStudy>,
-        merge: driver::merge::<strategy::StrategyStudy>,
-    },
-    StudyEntry {
-        name: "score",
-        validate: score::validate_small_deck,
-        run: driver::run::<score::ScoreStudy>,
-        merge: driver::merge::<score::ScoreStudy>,
-    },
-    StudyEntry {
-        name: "cut",
-        validate: cut::validate,
-        run: driver::run::<cut::CutStudy>,
-        merge: driver::merge::<cut::CutStudy>,
-    },
-    claims::entry::<impartial::Impartial>("impartial"),
-    claims::entry::<mahjong::Mahjong>("mahjong"),
+    entry::<tanhinmin::Tanhinmin>("tanhinmin", Config::validate_deck_and_hands),
+    entry::<rates::Rates>("rates", Config::validate_deck_and_cells),
+    entry::<strategy::StrategyStudy>("strategy", Config::validate_deck_and_hands),
+    entry::<score::ScoreStudy>("score", deal_study::validate_small_deck),
+    entry::<cut::CutStudy>("cut", cut::validate),
+    suite::<impartial::Impartial>("impartial"),
+    suite::<mahjong::Mahjong>("mahjong"),
 ];
 
+/// The names of every study, in registry order.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|e| e.name).collect()
 }
 
+/// The study of that name.
 pub fn find(name: &str) -> Option<&'static StudyEntry> {
     REGISTRY.iter().find(|e| e.name == name)
 }
 
-pub fn is_known(name: &str) -> bool {
-    find(name).is_some()
+/// Reads, parses and checks a config file, the study's part included.
+pub fn load_config(path: &Path) -> Result<Config, ConfigError> {
+    let config = Config::load(path)?;
+    check(&config).map_err(|msg| ConfigError(format!("{}: {msg}", path.display())))?;
+    Ok(config)
 }
 
-pub fn run(config: &Config, ctx: &RunContext) -> anyhow::Result<i32> {
-    let entry = find(&config.experiment.study).expect("study checked when the config was loaded");
-    (entry.run)(config, ctx)
+/// Parses and checks config text, the study's part included; `origin`
+/// names it in errors.
+pub fn parse_config(text: &str, origin: &str) -> Result<Config, ConfigError> {
+    let config = Config::parse(text, origin)?;
+    check(&config).map_err(|msg| ConfigError(format!("{origin}: {msg}")))?;
+    Ok(config)
+}
+
+/// The study exists, and its own checks pass.
+fn check(config: &Config) -> Result<(), String> {
+    let study = &config.experiment.study;
+    let Some(entry) = find(study) else {
+        return Err(format!(
+            "[experiment] study: unknown study `{study}`, expected one of: {}",
+            names().join(", ")
+        ));
+    };
+    (entry.validate)(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    const GOOD: &str = r#"
+[experiment]
+name = "t"
+mode = "exhaustive"
+[deck]
+ranks = 13
+copies = 4
+[hands]
+sizes = [[2, 2]]
+"#;
+
+    fn err(text: &str) -> String {
+        parse_config(text, "c.toml").unwrap_err().0
+    }
+
+    #[test]
+    fn good_config_parses_with_defaults() {
+        let c = parse_config(GOOD, "c.toml").unwrap();
+        assert_eq!(c.copies(), vec![4; 13]);
+        assert_eq!(c.hands.field, 0);
+        assert_eq!(c.output_dir(), PathBuf::from("results/t"));
+        assert_eq!(c.experiment.study, "tanhinmin");
+    }
+
+    #[test]
+    fn per_rank_copies_parse() {
+        let text = GOOD.replace("copies = 4", "copies = [4,4,4,4,4,4,4,4,4,4,4,4,2]");
+        let c = parse_config(&text, "c.toml").unwrap();
+        assert_eq!(c.copies().iter().sum::<u32>(), 50);
+    }
+
+    #[test]
+    fn errors_name_file_key_and_problem_on_one_line() {
+        let cases = [
+            (
+                GOOD.replace("sizes = [[2, 2]]", "sizes = [[30, 30]]"),
+                "[hands] sizes[0]",
+            ),
+            (GOOD.replace("ranks = 13", "ranks = 0"), "[deck] ranks"),
+            (GOOD.replace("copies = 4", "copies = -1"), "[deck] copies"),
+            (GOOD.replace("exhaustive", "bogus"), "[experiment] mode"),
+            (
+                GOOD.replace("name = \"t\"", "name = \"t\"\ncolour = 3"),
+                "colour",
+            ),
+            (
+                GOOD.replace("copies = 4", "copies = [4, 4]"),
+                "[deck] copies",
+            ),
+            (
+                GOOD.replace("sizes = [[2, 2]]", "sizes = [[2, 2]]\nfield = 14"),
+                "[hands] field",
+            ),
+            (GOOD.replace("exhaustive", "sample"), "[experiment] deals"),
+            (
+                GOOD.replace("sizes = [[2, 2]]", "sizes = [[0, 2]]"),
+                "[hands] sizes[0]",
+            ),
+        ];
+        for (text, key) in cases {
+            let e = err(&text);
+            assert!(e.starts_with("c.toml: "), "{e}");
+            assert!(e.contains(key), "expected {key} in: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
 }

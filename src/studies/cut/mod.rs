@@ -7,32 +7,26 @@
 //! cells first.
 
 use crate::config::Config;
-use crate::driver::Report;
+pub use crate::config::tables::CutConfig;
 use crate::engine::CellResult;
 use crate::export::Table;
-use crate::studies::RunContext;
-use crate::studies::score::pack_position;
-use crate::studies::tanhinmin::MAX_DISAGREEMENT_ROWS;
-use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy};
-use crate::studies::tanhinmin::formula::mover_wins_counts;
-use crate::studies::tanhinmin::memo::BoundedMemo;
-use crate::studies::tanhinmin::outputs::{
+use crate::games::tanhinmin::cut::CutSolver;
+use crate::games::tanhinmin::formula::mover_wins_counts;
+use crate::games::tanhinmin::position::Position;
+use crate::games::tanhinmin::solver::Solver;
+use crate::study::{BuildContext, Study, Summary};
+use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
-use crate::studies::tanhinmin::solver::Position;
+use crate::studies::deal_study::{
+    DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, validate_small_deck,
+};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// `[cut]`: the variant's rule.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CutConfig {
-    /// Strength of the cut rank (6 is the 8 in a 3-to-2 deck).
-    pub rank: u32,
-}
-
+/// Checks `[cut]` and the deck the cut solver's keys hold.
 pub fn validate(config: &Config) -> Result<(), String> {
-    crate::studies::score::validate_small_deck(config)?;
+    validate_small_deck(config)?;
     let Some(cut) = &config.cut else {
         return Err("[cut] rank: required by study `cut`".into());
     };
@@ -45,125 +39,6 @@ pub fn validate(config: &Config) -> Result<(), String> {
     Ok(())
 }
 
-/// Memoised minimax of the variant. Positions are not compressed, so the
-/// cut rank keeps its index; the key is the raw counts and the field.
-pub struct CutSolver {
-    /// Rank index of the cut rank.
-    cut: usize,
-    memo: BoundedMemo<bool>,
-    pub positions: u64,
-}
-
-impl CutSolver {
-    pub fn new(cut_strength: u32, memo_bytes: usize) -> Self {
-        CutSolver {
-            cut: cut_strength as usize - 1,
-            memo: BoundedMemo::with_bytes(memo_bytes),
-            positions: 0,
-        }
-    }
-
-    /// Does the player to move in `p` win (both hands non-empty)?
-    pub fn mover_wins(&mut self, p: &Position) -> bool {
-        let cut = (self.cut < p.ranks).then_some(self.cut);
-        let (c, cut) = compress(p, cut);
-        self.search(&c, cut)
-    }
-
-    /// `p` is compressed and `cut` is the cut rank's index in it, if anyone
-    /// holds a card of it.
-    fn search(&mut self, p: &Position, cut: Option<usize>) -> bool {
-        let key = (pack_position(p) << 6) | cut.map_or(63, |c| c as u128);
-        if let Some(v) = self.memo.get(key) {
-            return v;
-        }
-        self.positions += 1;
-        let nm: u32 = p.mover[..p.ranks].iter().map(|&v| u32::from(v)).sum();
-        let mut wins = false;
-        for i in p.field..p.ranks {
-            if p.mover[i] == 0 {
-                continue;
-            }
-            if nm == 1 {
-                wins = true;
-                break;
-            }
-            let w = if Some(i) == cut {
-                // The field clears and the same player moves again.
-                let mut again = p.clone();
-                again.mover[i] -= 1;
-                again.field = 0;
-                let (c, cut) = compress(&again, cut);
-                self.search(&c, cut)
-            } else {
-                let mut child = Position {
-                    mover: p.other,
-                    other: p.mover,
-                    ranks: p.ranks,
-                    field: i + 1,
-                };
-                child.other[i] -= 1;
-                let (c, cut) = compress(&child, cut);
-                !self.search(&c, cut)
-            };
-            if w {
-                wins = true;
-                break;
-            }
-        }
-        if !wins && p.field > 0 {
-            let child = Position {
-                mover: p.other,
-                other: p.mover,
-                ranks: p.ranks,
-                field: 0,
-            };
-            wins = !self.search(&child, cut);
-        }
-        self.memo.insert(key, wins);
-        wins
-    }
-}
-
-/// Drops ranks nobody holds, as `Position::compressed` does, and follows the
-/// cut rank to its new index (`None` once nobody holds it: then it can never
-/// be played and the variant is the plain game from there).
-fn compress(p: &Position, cut: Option<usize>) -> (Position, Option<usize>) {
-    let c = p.compressed();
-    let cut = cut.and_then(|k| {
-        if p.mover[k] | p.other[k] == 0 {
-            return None;
-        }
-        Some((0..k).filter(|&i| p.mover[i] | p.other[i] != 0).count())
-    });
-    (c, cut)
-}
-
-/// The plain twin on sorted lists, without memo.
-pub fn plain_cut_wins(x: &[u32], y: &[u32], r: u32, cut: u32) -> bool {
-    let mut last = None;
-    for (i, &c) in x.iter().enumerate() {
-        if c <= r || last == Some(c) {
-            continue;
-        }
-        last = Some(c);
-        if x.len() == 1 {
-            return true;
-        }
-        let mut rest = x.to_vec();
-        rest.remove(i);
-        let w = if c == cut {
-            plain_cut_wins(&rest, y, 0, cut)
-        } else {
-            !plain_cut_wins(y, &rest, c, cut)
-        };
-        if w {
-            return true;
-        }
-    }
-    r > 0 && !plain_cut_wins(y, x, 0, cut)
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CutFailure {
     pub chunk: u64,
@@ -171,6 +46,12 @@ pub struct CutFailure {
     pub first: Vec<u8>,
     pub second: Vec<u8>,
     pub variant_first_wins: bool,
+}
+
+impl Located for CutFailure {
+    fn place(&self) -> (u64, u64, u64) {
+        (self.chunk, self.seq, 0)
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -182,7 +63,7 @@ pub struct CutCounts {
     pub formula_disagree: u128,
     /// Deals whose winner differs from the plain game's.
     pub winner_changed: u128,
-    pub failures: Vec<CutFailure>,
+    pub failures: FailureList<CutFailure>,
     #[serde(skip)]
     pub positions: u64,
 }
@@ -197,17 +78,17 @@ pub struct CutStudy {
 
 impl DealStudy for CutStudy {
     type Counts = CutCounts;
-    type Worker = (CutSolver, crate::studies::tanhinmin::solver::Solver);
+    type Worker = CutWorker;
 
     fn source(&self) -> &DealSource {
         &self.source
     }
 
     fn new_worker(&self) -> Self::Worker {
-        (
-            CutSolver::new(self.cut, self.memo_bytes / 2),
-            crate::studies::tanhinmin::solver::Solver::new(self.plain_memo_bytes),
-        )
+        CutWorker {
+            variant: CutSolver::new(self.cut, self.memo_bytes / 2),
+            plain: Solver::new(self.plain_memo_bytes),
+        }
     }
 
     fn evaluate(&self, w: &mut Self::Worker, inst: &DealInstance, c: &mut CutCounts) {
@@ -220,10 +101,10 @@ impl DealStudy for CutStudy {
             ranks,
             field,
         };
-        let before = w.0.positions;
-        let variant = w.0.mover_wins(&p);
-        c.positions += w.0.positions - before;
-        let plain = w.1.mover_wins(&p);
+        let before = w.variant.positions;
+        let variant = w.variant.mover_wins(&p);
+        c.positions += w.variant.positions - before;
+        let plain = w.plain.mover_wins(&p);
         let formula = mover_wins_counts(&d.first[..ranks], &d.second[..ranks], field);
         c.deals += d.weight;
         if variant {
@@ -236,15 +117,13 @@ impl DealStudy for CutStudy {
             c.formula_agree += d.weight;
         } else {
             c.formula_disagree += d.weight;
-            if c.failures.len() < MAX_DISAGREEMENT_ROWS {
-                c.failures.push(CutFailure {
-                    chunk: inst.chunk,
-                    seq: inst.seq,
-                    first: d.first[..ranks].to_vec(),
-                    second: d.second[..ranks].to_vec(),
-                    variant_first_wins: variant,
-                });
-            }
+            c.failures.push(|| CutFailure {
+                chunk: inst.chunk,
+                seq: inst.seq,
+                first: d.first[..ranks].to_vec(),
+                second: d.second[..ranks].to_vec(),
+                variant_first_wins: variant,
+            });
         }
     }
 
@@ -255,25 +134,27 @@ impl DealStudy for CutStudy {
         into.formula_disagree += from.formula_disagree;
         into.winner_changed += from.winner_changed;
         into.positions += from.positions;
-        into.failures.extend(from.failures);
-        into.failures.sort_by_key(|f| (f.chunk, f.seq));
-        into.failures.truncate(MAX_DISAGREEMENT_ROWS);
+        into.failures.merge(from.failures);
     }
 }
 
-impl Report for CutStudy {
-    fn build(config: &Config, ctx: &RunContext) -> anyhow::Result<Self> {
+/// A thread's two solvers: the variant's, and the plain game's to tell
+/// when the cut changed the winner.
+pub struct CutWorker {
+    variant: CutSolver,
+    plain: Solver,
+}
+
+impl Study for CutStudy {
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let cut = config.cut.as_ref().expect("checked by validate").rank;
         let source = DealSource::with_distinguished_rank(config, Some(cut));
-        let memo_bytes = config.solver.bytes_per_thread(ctx.threads);
+        let memo_bytes = memo_budget(config, &source) / ctx.threads.max(1);
         // The plain game's canonical positions recur across deals far more
         // than the cut game's (no cut rank to track), and its table is
         // fixed-size and touched all over: on configs/cut.toml 64 MiB per
         // thread ran in 4.2 s and 0.85 GB, 512 MiB in 6.3 s and 1.76 GB.
-        let plain_memo_bytes = (crate::studies::tanhinmin::memo_budget(config, &source)
-            / ctx.threads.max(1))
-        .min(memo_bytes / 2)
-        .min(64 << 20);
+        let plain_memo_bytes = (memo_bytes / 2).min(64 << 20);
         Ok(CutStudy {
             source,
             cut,
@@ -335,7 +216,7 @@ impl Report for CutStudy {
 
     /// The formula is not claimed for the variant, so its failures are a
     /// measurement, not an error: exit 0.
-    fn verdict(&self, cells: &[&CutCounts], out_dir: &Path) -> (i32, Vec<String>) {
+    fn summary(&self, cells: &[&CutCounts], out_dir: &Path) -> Summary {
         let mut lines = Vec::new();
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
             lines.push(format!(
@@ -349,57 +230,7 @@ impl Report for CutStudy {
             ));
         }
         lines.push(format!("results in {}", out_dir.display()));
-        (crate::app::EXIT_OK, lines)
+        Summary::measured(lines)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::studies::tanhinmin::reference::plain_mover_wins;
-
-    fn position(x: &[u32], y: &[u32], r: u32, ranks: usize) -> Position {
-        let mut p = Position::from_cards(x, y, r);
-        p.ranks = ranks;
-        p.field = r as usize;
-        p
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn memo_solver_equals_plain_recursion(
-            mut x in proptest::collection::vec(1u32..8, 1..6),
-            mut y in proptest::collection::vec(1u32..8, 1..6),
-            r in 0u32..8,
-            cut in 1u32..8,
-        ) {
-            x.sort();
-            y.sort();
-            let mut s = CutSolver::new(cut, 1 << 20);
-            proptest::prop_assert_eq!(
-                s.mover_wins(&position(&x, &y, r, 7)),
-                plain_cut_wins(&x, &y, r, cut)
-            );
-        }
-
-        #[test]
-        fn a_cut_nobody_holds_changes_nothing(
-            mut x in proptest::collection::vec(1u32..7, 1..6),
-            mut y in proptest::collection::vec(1u32..7, 1..6),
-            r in 0u32..7,
-        ) {
-            x.sort();
-            y.sort();
-            proptest::prop_assert_eq!(plain_cut_wins(&x, &y, r, 7), plain_mover_wins(&x, &y, r));
-        }
-    }
-
-    #[test]
-    fn the_cut_can_change_the_winner() {
-        // X = {1, 8}, Y = {9}: in the plain game X must lead 1 or 8; Y beats
-        // either and wins. With 8 as the cut, X plays 8, clears the field and
-        // then plays 1 to win.
-        assert!(!plain_mover_wins(&[1, 8], &[9], 0));
-        assert!(plain_cut_wins(&[1, 8], &[9], 0, 8));
-    }
-}

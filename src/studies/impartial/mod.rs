@@ -6,59 +6,12 @@
 //! `configs/README.md`. Instances are numbered smallest first, so the first
 //! failure reported is the smallest counterexample in that order.
 
-pub mod games;
-pub mod rules;
-
 use crate::claims::{ClaimSpec, Suite, Verdict};
 use crate::config::Config;
-use games::{Arena, Compounds, GameId, Sums};
-use serde::{Deserialize, Serialize};
+pub use crate::config::tables::ImpartialConfig;
+use crate::games::impartial::games::{self, Arena, Compounds, GameId, Sums};
+use crate::games::impartial::rules;
 
-/// `[impartial]`: how far each family is enumerated.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct ImpartialConfig {
-    /// All games of birthday at most this are enumerated (1..=4); pairs use
-    /// one game of this birthday and one of a day less.
-    pub birthday: u32,
-    /// Random games deeper than the enumeration, per random claim.
-    pub random_games: u64,
-    /// Levels of the random games' option DAG.
-    pub random_depth: u32,
-    /// Nim and anti-nim: up to this many heaps (1..=4) ...
-    pub max_heaps: u32,
-    /// ... of up to this many stones each.
-    pub max_heap: u32,
-    /// Bash game: n = 0..=bash_max_n, m = 1..=bash_max_m.
-    pub bash_max_n: u32,
-    pub bash_max_m: u32,
-    /// Wythoff: all pairs a <= b <= wythoff_max against brute force.
-    pub wythoff_max: u32,
-    /// Wythoff: k = 0..wythoff_float_k for the floating-point floor formula.
-    pub wythoff_float_k: u64,
-    /// Fibonacci nim: n = 2..=fibonacci_max.
-    pub fibonacci_max: u32,
-    /// The dubious combinators on nim heaps *n1, *n2 with n <= this.
-    pub combinator_max_heap: u32,
-}
-
-impl Default for ImpartialConfig {
-    fn default() -> Self {
-        ImpartialConfig {
-            birthday: 4,
-            random_games: 20_000,
-            random_depth: 6,
-            max_heaps: 4,
-            max_heap: 10,
-            bash_max_n: 200,
-            bash_max_m: 20,
-            wythoff_max: 400,
-            wythoff_float_k: 1 << 26,
-            fibonacci_max: 2000,
-            combinator_max_heap: 24,
-        }
-    }
-}
 
 fn check_range(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
     if v < lo || v > hi {

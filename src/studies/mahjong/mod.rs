@@ -10,57 +10,13 @@
 //! when the study is built, and an instance fails when another multiset has
 //! the same hash *and* an identical exact curve.
 
-pub mod recurrence;
-
 use crate::claims::{ClaimSpec, Suite, Verdict};
 use crate::config::Config;
+pub use crate::config::tables::{MahjongConfig, MahjongRange};
 use hashbrown::HashMap;
 use rayon::prelude::*;
-use recurrence::{Curve, Recurrence};
-use serde::{Deserialize, Serialize};
+use crate::games::mahjong::recurrence::{Curve, Recurrence};
 
-/// `[mahjong]`: the ranges to check.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MahjongConfig {
-    pub ranges: Vec<MahjongRange>,
-}
-
-/// One range: every wall size in `tiles`, replacement counts d up to
-/// `max_replacements`, and draws t up to `horizon` (0: up to S).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MahjongRange {
-    pub tiles: Vec<u32>,
-    pub max_replacements: u32,
-    pub horizon: u32,
-    /// Smallest a_i; 0 is allowed but means a hand that can never advance.
-    #[serde(default = "one")]
-    pub min_effective: u32,
-    /// Largest a_i for the permutation check (ordered tuples: (n)^d of them).
-    pub permutation_max_effective: u32,
-    /// Largest a_i for the uniqueness search (multisets).
-    pub uniqueness_max_effective: u32,
-}
-
-fn one() -> u32 {
-    1
-}
-
-impl Default for MahjongConfig {
-    fn default() -> Self {
-        MahjongConfig {
-            ranges: vec![MahjongRange {
-                tiles: vec![136],
-                max_replacements: 4,
-                horizon: 18,
-                min_effective: 1,
-                permutation_max_effective: 6,
-                uniqueness_max_effective: 10,
-            }],
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -257,7 +213,7 @@ impl Suite for Mahjong {
                 ));
             }
             let span = u64::from(r.uniqueness_max_effective - r.min_effective);
-            let sets = crate::studies::tanhinmin::deals::binomial(
+            let sets = crate::stats::binomial(
                 (span + u64::from(r.max_replacements)) as u32,
                 r.max_replacements,
             );

@@ -14,7 +14,7 @@
 //! card is left out of Y- at the first rank where Y gets a card, and the
 //! same for X. The counts are exact integers.
 
-use crate::studies::tanhinmin::deals::binomial;
+use crate::stats::binomial;
 use hashbrown::HashMap;
 
 /// Deals and first-player wins of one cell, by the formula.
@@ -101,8 +101,8 @@ pub fn formula_tally(copies: &[u32], n_first: u32, n_second: u32, field: u32) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::studies::tanhinmin::deals::{Deck, PerRankDealSpace};
-    use crate::studies::tanhinmin::formula::mover_wins_counts;
+    use crate::games::cards::{Deck, PerRankDealSpace};
+    use crate::games::tanhinmin::formula::mover_wins_counts;
     use proptest::prelude::*;
 
     /// The plain twin: every per-rank deal, weighted, through the formula.
@@ -156,7 +156,7 @@ mod tests {
         let space = PerRankDealSpace::new(&deck, 2, 2).unwrap();
         let mut ties_as_wins = 0u128;
         space.for_each_in_range(0, space.len(), |deal| {
-            let (m0, m1) = crate::studies::tanhinmin::formula::mu_pair_counts(
+            let (m0, m1) = crate::games::tanhinmin::formula::mu_pair_counts(
                 &deal.first[..4],
                 &deal.second[..4],
                 0,

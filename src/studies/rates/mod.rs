@@ -5,19 +5,13 @@
 
 pub mod dp;
 
-use crate::config::Config;
-use crate::config::Mode;
-use crate::driver::Report;
-use crate::engine::{CellResult, Chunk, Study};
+use crate::config::{Config, Mode};
+use crate::engine::{CellResult, Chunk, Workload};
 use crate::export::Table;
-use crate::stats;
-use crate::studies::RunContext;
-use crate::studies::tanhinmin::outputs::{RATE_HEADER, rate_fields};
+use crate::study::{BuildContext, Study, Summary};
+use crate::studies::deal_study::columns::{RATE_HEADER, rate_fields, rate_text_of};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// Digits after the point of the exact decimal rate.
-const RATE_PLACES: usize = 9;
 
 pub struct Rates {
     copies: Vec<u32>,
@@ -41,7 +35,7 @@ impl Rates {
     }
 }
 
-impl Study for Rates {
+impl Workload for Rates {
     type Instance = usize;
     type Counts = RateCounts;
     type Worker = ();
@@ -78,8 +72,8 @@ impl Study for Rates {
     }
 }
 
-impl Report for Rates {
-    fn build(config: &Config, _: &RunContext) -> anyhow::Result<Self> {
+impl Study for Rates {
+    fn build(config: &Config, _: &BuildContext) -> anyhow::Result<Self> {
         Ok(Rates::new(config))
     }
 
@@ -109,17 +103,16 @@ impl Report for Rates {
         t.into_bytes()
     }
 
-    fn verdict(&self, cells: &[&RateCounts], out_dir: &Path) -> (i32, Vec<String>) {
+    fn summary(&self, cells: &[&RateCounts], out_dir: &Path) -> Summary {
         let mut lines: Vec<String> = self
             .cells
             .iter()
             .zip(cells)
             .map(|(&[a, b], c)| {
                 format!(
-                    "{a}x{b} field {}: first player wins {} = {}",
+                    "{a}x{b} field {}: first player wins {}",
                     self.field,
-                    stats::reduced_fraction(c.first_wins, c.deals),
-                    stats::exact_decimal(c.first_wins, c.deals, RATE_PLACES)
+                    rate_text_of(Mode::Exhaustive, c.first_wins, c.deals)
                 )
             })
             .collect();
@@ -127,6 +120,6 @@ impl Report for Rates {
             "exact rates in {}",
             out_dir.join("rates.csv").display()
         ));
-        (crate::app::EXIT_OK, lines)
+        Summary::measured(lines)
     }
 }

@@ -9,109 +9,30 @@
 //! written out in full.
 
 use crate::config::Config;
-use crate::driver::Report;
 use crate::engine::CellResult;
 use crate::export::Table;
-use crate::studies::RunContext;
-use crate::studies::tanhinmin::MAX_DISAGREEMENT_ROWS;
-use crate::studies::tanhinmin::deals::{DealInstance, DealSource, DealStudy, strengths};
-use crate::studies::tanhinmin::formula::{mu_pair_sorted, mu_sorted};
-use crate::studies::tanhinmin::outputs::{
+use crate::games::cards::strengths;
+use crate::games::tanhinmin::formula::mu_pair_sorted;
+use crate::games::tanhinmin::moves::{Move, hand_after, legal_moves};
+use crate::games::tanhinmin::position::Position;
+use crate::games::tanhinmin::solver::Solver;
+use crate::games::tanhinmin::strategy::{Strategy, proof_move, weakest_move};
+use crate::study::{BuildContext, Study, Summary};
+use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, rate_header_with, rate_text_of,
 };
-use crate::studies::tanhinmin::solver::{Position, Solver};
+use crate::studies::deal_study::{
+    DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget,
+};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// A move: pass, or play a card of this strength.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Move {
-    Pass,
-    Play(u32),
-}
-
-impl std::fmt::Display for Move {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Move::Pass => f.write_str("pass"),
-            Move::Play(c) => write!(f, "{c}"),
-        }
-    }
-}
-
-/// The proof's move for the player to move with sorted hand `x` (non-empty)
-/// against `y` on field `r`, transcribed from the statement:
-/// - if max(X) <= r: pass;
-/// - with one card, which is then playable: play it (it wins outright);
-/// - else if min(X) <= r: play the weakest card stronger than r;
-/// - else if μ(Y, X-) = μ(Y, X minus one copy of its second card): play the
-///   weakest card;
-/// - otherwise play the second card.
-pub fn proof_move(x: &[u32], y: &[u32], r: u32) -> Move {
-    let max = *x.last().expect("the mover holds a card");
-    if max <= r {
-        return Move::Pass;
-    }
-    if x.len() == 1 {
-        return Move::Play(x[0]);
-    }
-    if x[0] <= r {
-        let weakest_playable = *x.iter().find(|&&c| c > r).expect("max > r");
-        return Move::Play(weakest_playable);
-    }
-    let second = x[1];
-    let mut without_second = x.to_vec();
-    without_second.remove(1);
-    if mu_sorted(y, &x[1..]) == mu_sorted(y, &without_second) {
-        Move::Play(x[0])
-    } else {
-        Move::Play(second)
-    }
-}
-
-/// A deliberately wrong strategy, to show that failures are caught: always
-/// the weakest playable card.
-pub fn weakest_move(x: &[u32], _y: &[u32], r: u32) -> Move {
-    match x.iter().find(|&&c| c > r) {
-        Some(&c) => Move::Play(c),
-        None => Move::Pass,
-    }
-}
-
-pub type Strategy = fn(&[u32], &[u32], u32) -> Move;
-
-/// Every legal move: each distinct playable strength, and the pass when the
-/// field is not empty.
-pub fn legal_moves(x: &[u32], r: u32) -> Vec<Move> {
-    let mut moves: Vec<Move> = Vec::new();
-    for &c in x {
-        if c > r && moves.last() != Some(&Move::Play(c)) {
-            moves.push(Move::Play(c));
-        }
-    }
-    if r > 0 {
-        moves.push(Move::Pass);
-    }
-    moves
-}
 
 /// The position after `m`, from the next player's side: (their hand, the
 /// mover's hand after the move, field). `None` when the move empties the
 /// mover's hand, which wins.
 fn after(x: &[u32], y: &[u32], m: Move) -> Option<(Vec<u32>, Vec<u32>, u32)> {
-    match m {
-        Move::Pass => Some((y.to_vec(), x.to_vec(), 0)),
-        Move::Play(c) => {
-            let mut rest = x.to_vec();
-            let at = rest.iter().position(|&v| v == c).expect("card held");
-            rest.remove(at);
-            if rest.is_empty() {
-                None
-            } else {
-                Some((y.to_vec(), rest, c))
-            }
-        }
-    }
+    let rest = hand_after(x, m);
+    (!rest.is_empty()).then(|| (y.to_vec(), rest, m.field_after() as u32))
 }
 
 fn text(cards: &[u32]) -> String {
@@ -137,6 +58,12 @@ pub struct StrategyFailure {
     pub bad_move: String,
 }
 
+impl Located for StrategyFailure {
+    fn place(&self) -> (u64, u64, u64) {
+        (self.chunk, self.seq, u64::from(self.ply))
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct StrategyCounts {
     pub deals: u128,
@@ -151,7 +78,7 @@ pub struct StrategyCounts {
     pub lose_failures: u64,
     /// Moves checked at losing positions.
     pub lose_moves: u64,
-    pub failures: Vec<StrategyFailure>,
+    pub failures: FailureList<StrategyFailure>,
 }
 
 impl StrategyCounts {
@@ -164,9 +91,7 @@ impl StrategyCounts {
         self.lose_positions += from.lose_positions;
         self.lose_failures += from.lose_failures;
         self.lose_moves += from.lose_moves;
-        self.failures.extend(from.failures);
-        self.failures.sort_by_key(|f| (f.chunk, f.seq, f.ply));
-        self.failures.truncate(MAX_DISAGREEMENT_ROWS);
+        self.failures.merge(from.failures);
     }
 }
 
@@ -205,20 +130,18 @@ impl StrategyStudy {
         loop {
             let (mu0, mu1) = mu_pair_sorted(&x, &y, r);
             let fail = |claim: &str, m: Move, counts: &mut StrategyCounts| {
-                if counts.failures.len() < MAX_DISAGREEMENT_ROWS {
-                    counts.failures.push(StrategyFailure {
-                        chunk: inst.chunk,
-                        seq: inst.seq,
-                        ply,
-                        mover: text(&x),
-                        other: text(&y),
-                        field: r,
-                        mu0,
-                        mu1,
-                        claim: claim.into(),
-                        bad_move: m.to_string(),
-                    });
-                }
+                counts.failures.push(|| StrategyFailure {
+                    chunk: inst.chunk,
+                    seq: inst.seq,
+                    ply,
+                    mover: text(&x),
+                    other: text(&y),
+                    field: r,
+                    mu0,
+                    mu1,
+                    claim: claim.into(),
+                    bad_move: m.to_string(),
+                });
             };
             let next_move = if mu0 > mu1 {
                 counts.win_positions += 1;
@@ -302,11 +225,10 @@ pub const STRATEGY_COLUMNS: &[&str] = &[
     "lose_failures",
 ];
 
-impl Report for StrategyStudy {
-    fn build(config: &Config, ctx: &RunContext) -> anyhow::Result<Self> {
+impl Study for StrategyStudy {
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let source = DealSource::new(config);
-        let memo_bytes =
-            crate::studies::tanhinmin::memo_budget(config, &source) / ctx.threads.max(1);
+        let memo_bytes = memo_budget(config, &source) / ctx.threads.max(1);
         Ok(StrategyStudy {
             source,
             strategy: if ctx.inject_fault {
@@ -364,7 +286,7 @@ impl Report for StrategyStudy {
         deal_run_details(&self.source, cells, |c| c.win_positions + c.lose_positions)
     }
 
-    fn verdict(&self, cells: &[&StrategyCounts], out_dir: &Path) -> (i32, Vec<String>) {
+    fn summary(&self, cells: &[&StrategyCounts], out_dir: &Path) -> Summary {
         let mut lines = Vec::new();
         let mut failures = 0;
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
@@ -380,7 +302,7 @@ impl Report for StrategyStudy {
             ));
         }
         let dir = out_dir.display();
-        crate::driver::check_verdict(
+        Summary::checked(
             lines,
             failures > 0,
             format!(
@@ -394,7 +316,7 @@ impl Report for StrategyStudy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::studies::tanhinmin::reference::plain_mover_wins;
+    use crate::games::tanhinmin::reference::plain_mover_wins;
 
     fn wins_after(x: &[u32], y: &[u32], m: Move) -> bool {
         match after(x, y, m) {

@@ -1,30 +1,21 @@
 //! Two-player Tanhinmin: every deal solved by exact minimax and by the
 //! Kitani–Ono formula μ(X, Y- + {r}) > μ(Y, X-), counted and compared.
 
-pub mod deals;
-pub mod formula;
-pub mod memo;
 pub mod outputs;
-pub mod packed;
-pub mod reference;
-pub mod solver;
 
 use crate::config::Config;
-use crate::driver::Report;
 use crate::engine::CellResult;
-use crate::studies::RunContext;
-pub use deals::DealInstance;
-use deals::{DealSource, DealStudy};
+use crate::games::tanhinmin::formula;
+use crate::games::tanhinmin::memo;
+use crate::games::tanhinmin::ordering::MoveOrder;
+use crate::games::tanhinmin::position::Position;
+use crate::games::tanhinmin::solver::Solver;
+use crate::study::{BuildContext, Study, Summary};
+use crate::studies::deal_study::{
+    DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget,
+};
 use serde::{Deserialize, Serialize};
-use solver::{Position, Solver};
 use std::path::Path;
-
-/// Rank slots in the count arrays.
-pub const MAX_RANKS: usize = 64;
-
-pub use deals::{EXHAUSTIVE_CHUNK, SAMPLE_CHUNK};
-/// Disagreeing deals written out in full per cell; all are counted.
-pub const MAX_DISAGREEMENT_ROWS: usize = 1000;
 
 /// How the formula's two μ values decide the winner.
 pub type Claim = fn(u32, u32) -> bool;
@@ -46,23 +37,8 @@ pub struct Tanhinmin {
     /// memo per worker of `memo_bytes_per_worker`.
     pub shared_memo: std::sync::Arc<memo::SharedMemo>,
     pub memo_bytes_per_worker: usize,
-    pub order: solver::MoveOrder,
+    pub order: MoveOrder,
     pub claim: Claim,
-}
-
-/// The memo bytes a run of `source` can use: `[solver] memo_mb`, capped by
-/// a rough need. A small run cannot fill a large memo, and the tables are
-/// fixed-size with random bucket order, so every page of one would be
-/// touched; the need is 16 bytes times 2^(cards / 2) per deal (positions per
-/// deal grow about that fast), never below 16 MiB.
-pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
-    let need: usize = source
-        .cells
-        .iter()
-        .zip(source.cell_sizes())
-        .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
-        .fold(0usize, |acc, x| acc.saturating_add(x));
-    (config.solver.memo_mb as usize * (1 << 20)).min(need.max(16 << 20))
 }
 
 impl Tanhinmin {
@@ -112,6 +88,12 @@ pub struct Disagreement {
     pub formula: bool,
     pub mu0: u32,
     pub mu1: u32,
+}
+
+impl Located for Disagreement {
+    fn place(&self) -> (u64, u64, u64) {
+        (self.chunk, self.seq, 0)
+    }
 }
 
 /// Side of the (μ0, μ1) table; μ never exceeds a hand size.
@@ -184,9 +166,9 @@ pub struct CellCounts {
     /// Instances evaluated: distinct deals in exhaustive mode.
     pub evaluated: u64,
     pub mu: MuTable,
-    /// The first disagreements in (chunk, seq) order, at most
-    /// `MAX_DISAGREEMENT_ROWS`; all are counted in `disagree`.
-    pub disagreements: Vec<Disagreement>,
+    /// The first disagreements in (chunk, seq) order; all are counted in
+    /// `disagree`.
+    pub disagreements: FailureList<Disagreement>,
     /// Positions the solver expanded; depends on memo state, so run detail only.
     #[serde(skip)]
     pub positions: u64,
@@ -201,10 +183,7 @@ impl CellCounts {
         self.evaluated += from.evaluated;
         self.positions += from.positions;
         self.mu.merge(from.mu);
-        self.disagreements.extend(from.disagreements);
-        // Sorting then cutting keeps the same rows whatever the merge order.
-        self.disagreements.sort_by_key(|d| (d.chunk, d.seq));
-        self.disagreements.truncate(MAX_DISAGREEMENT_ROWS);
+        self.disagreements.merge(from.disagreements);
     }
 }
 
@@ -256,19 +235,17 @@ impl DealStudy for Tanhinmin {
             counts.agree += w;
         } else {
             counts.disagree += w;
-            if counts.disagreements.len() < MAX_DISAGREEMENT_ROWS {
-                counts.disagreements.push(Disagreement {
-                    chunk: inst.chunk,
-                    seq: inst.seq,
-                    first: deal.first[..ranks].to_vec(),
-                    second: deal.second[..ranks].to_vec(),
-                    weight: w,
-                    minimax,
-                    formula: by_formula,
-                    mu0,
-                    mu1,
-                });
-            }
+            counts.disagreements.push(|| Disagreement {
+                chunk: inst.chunk,
+                seq: inst.seq,
+                first: deal.first[..ranks].to_vec(),
+                second: deal.second[..ranks].to_vec(),
+                weight: w,
+                minimax,
+                formula: by_formula,
+                mu0,
+                mu1,
+            });
         }
     }
 
@@ -277,8 +254,8 @@ impl DealStudy for Tanhinmin {
     }
 }
 
-impl Report for Tanhinmin {
-    fn build(config: &Config, ctx: &RunContext) -> anyhow::Result<Self> {
+impl Study for Tanhinmin {
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let claim: Claim = if ctx.inject_fault {
             broken_claim
         } else {
@@ -295,7 +272,7 @@ impl Report for Tanhinmin {
         outputs::run_details(self, cells)
     }
 
-    fn verdict(&self, cells: &[&CellCounts], out_dir: &Path) -> (i32, Vec<String>) {
+    fn summary(&self, cells: &[&CellCounts], out_dir: &Path) -> Summary {
         let mut lines = Vec::new();
         for (cell, c) in cells.iter().enumerate() {
             let [a, b] = self.source.cells[cell];
@@ -311,7 +288,7 @@ impl Report for Tanhinmin {
         let disagree: u128 = cells.iter().map(|c| c.disagree).sum();
         let dir = out_dir.display();
         let written: usize = cells.iter().map(|c| c.disagreements.len()).sum();
-        crate::driver::check_verdict(
+        Summary::checked(
             lines,
             disagree > 0,
             format!(

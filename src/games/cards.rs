@@ -1,10 +1,16 @@
 //! Producing deals: every distinct deal up to suits with its weight, or
 //! uniformly random physical deals.
 
-use super::MAX_RANKS;
-use super::solver::Counts;
-pub use crate::random::{chunk_rng, uniform_below};
+use crate::random::uniform_below;
+use crate::stats::binomial;
 use rand_xoshiro::rand_core::Rng;
+
+/// Rank slots in a [`Hand`]: decks of up to 64 ranks.
+pub const MAX_RANKS: usize = 64;
+
+/// A hand as counts per rank; rank index `i` has strength `i + 1`. Fixed
+/// size so that hands are `Copy` and need no allocation on the hot path.
+pub type Hand = [u8; MAX_RANKS];
 
 /// A deck as copies per rank; rank index `i` has strength `i + 1`.
 #[derive(Clone, Debug)]
@@ -18,26 +24,12 @@ impl Deck {
     }
 }
 
-/// Binomial coefficient, exact; `None` on overflow.
-pub fn binomial(n: u32, k: u32) -> Option<u128> {
-    if k > n {
-        return Some(0);
-    }
-    let k = k.min(n - k);
-    let mut acc: u128 = 1;
-    for i in 0..k {
-        // acc * (n - i) is divisible by (i + 1) after the multiplication.
-        acc = acc.checked_mul((n - i) as u128)? / (i as u128 + 1);
-    }
-    Some(acc)
-}
-
 /// One deal up to suits: how many cards of each rank each player holds,
 /// and how many physical deals it stands for.
 #[derive(Clone, Debug)]
 pub struct Deal {
-    pub first: Counts,
-    pub second: Counts,
+    pub first: Hand,
+    pub second: Hand,
     pub weight: u128,
 }
 
@@ -470,191 +462,6 @@ impl Dealer {
     }
 }
 
-/// A deal and where it sits in the run.
-pub struct DealInstance {
-    pub chunk: u64,
-    pub seq: u64,
-    pub deal: Deal,
-}
-
-/// Distinct deals per chunk in exhaustive mode.
-pub const EXHAUSTIVE_CHUNK: u64 = 1 << 16;
-/// Deals per chunk in sample mode for deals of up to 20 cards in all. Part
-/// of the random stream's definition: changing it changes which deals a seed
-/// draws.
-pub const SAMPLE_CHUNK: u64 = 1 << 12;
-
-/// Deals per chunk when sampling deals of `cards` cards in all. Solving
-/// costs grow about 2^(cards / 2) per deal, so larger deals get smaller
-/// chunks (halved every two cards past 20, down to one deal): every chunk
-/// then costs about the same, and a run of a few large deals still spreads
-/// over all threads.
-pub fn sample_chunk(cards: u32) -> u64 {
-    let halvings = cards.saturating_sub(20).div_ceil(2);
-    (SAMPLE_CHUNK >> halvings.min(63)).max(1)
-}
-
-/// The deals of a config's cells, enumerated or sampled, for any study
-/// that evaluates deals: one cell per `[hands] sizes` entry.
-pub struct DealSource {
-    pub mode: crate::config::Mode,
-    pub seed: u64,
-    pub deck: Deck,
-    pub cells: Vec<[u32; 2]>,
-    pub field: u32,
-    pub deals_per_cell: u64,
-    /// Rank patterns of each cell in exhaustive mode.
-    spaces: Vec<Option<DealSpace>>,
-}
-
-impl DealSource {
-    pub fn new(config: &crate::config::Config) -> Self {
-        Self::with_distinguished_rank(config, None)
-    }
-
-    /// Deals for a rule that singles out one rank (by strength), such as the
-    /// cut rank of the 8-cut variant: exhaustive patterns never move it.
-    pub fn with_distinguished_rank(config: &crate::config::Config, rank: Option<u32>) -> Self {
-        use crate::config::Mode;
-        let mut boundaries = vec![config.hands.field as usize];
-        if let Some(r) = rank {
-            boundaries.extend([r as usize - 1, r as usize]);
-        }
-        let deck = Deck {
-            copies: config.copies(),
-        };
-        let cells = config.hands.sizes.clone();
-        let spaces = cells
-            .iter()
-            .map(|&[a, b]| match config.experiment.mode {
-                Mode::Exhaustive => Some(
-                    DealSpace::with_boundaries(&deck, a, b, &boundaries)
-                        .expect("checked by config"),
-                ),
-                Mode::Sample => None,
-            })
-            .collect();
-        DealSource {
-            mode: config.experiment.mode,
-            seed: config.experiment.seed,
-            deck,
-            cells,
-            field: config.hands.field,
-            deals_per_cell: config.experiment.deals.unwrap_or(0),
-            spaces,
-        }
-    }
-
-    pub fn ranks(&self) -> usize {
-        self.deck.copies.len()
-    }
-
-    /// Distinct deals (exhaustive) or sampled deals per cell.
-    pub fn cell_sizes(&self) -> Vec<u64> {
-        self.spaces
-            .iter()
-            .map(|s| match s {
-                Some(space) => space.len(),
-                None => self.deals_per_cell,
-            })
-            .collect()
-    }
-
-    pub fn chunk_size(&self, cell: usize) -> u64 {
-        match self.mode {
-            crate::config::Mode::Exhaustive => EXHAUSTIVE_CHUNK,
-            crate::config::Mode::Sample => {
-                let [a, b] = self.cells[cell];
-                sample_chunk(a + b)
-            }
-        }
-    }
-
-    pub fn cell_label(&self, cell: usize) -> String {
-        let [a, b] = self.cells[cell];
-        format!("{a}x{b} field {}", self.field)
-    }
-
-    /// Calls `f` on each deal of the chunk, in a fixed order.
-    pub fn for_each_deal(&self, chunk: &crate::engine::Chunk, mut f: impl FnMut(&DealInstance)) {
-        let mut item = DealInstance {
-            chunk: chunk.global,
-            seq: 0,
-            deal: Deal {
-                first: [0; MAX_RANKS],
-                second: [0; MAX_RANKS],
-                weight: 0,
-            },
-        };
-        match &self.spaces[chunk.cell] {
-            Some(space) => {
-                space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal| {
-                    item.deal.clone_from(deal);
-                    f(&item);
-                    item.seq += 1;
-                });
-            }
-            None => {
-                let [a, b] = self.cells[chunk.cell];
-                let mut rng = chunk_rng(self.seed, chunk.global);
-                let mut dealer = Dealer::new(&self.deck);
-                for _ in 0..chunk.len {
-                    item.deal = dealer.deal(&mut rng, a as usize, b as usize);
-                    f(&item);
-                    item.seq += 1;
-                }
-            }
-        }
-    }
-}
-
-/// A study that evaluates the deals of a config's cells. Every such study
-/// is an engine [`Study`](crate::engine::Study) through the impl below, so
-/// it only says what a worker is and what one deal adds to the counts.
-pub trait DealStudy: Sync {
-    type Counts: Default + Send + serde::Serialize + serde::de::DeserializeOwned;
-    type Worker: Send;
-    fn source(&self) -> &DealSource;
-    fn new_worker(&self) -> Self::Worker;
-    fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
-    /// Must not depend on the order of merging.
-    fn merge(into: &mut Self::Counts, from: Self::Counts);
-}
-
-impl<T: DealStudy> crate::engine::Study for T {
-    type Instance = DealInstance;
-    type Counts = T::Counts;
-    type Worker = T::Worker;
-
-    fn cell_sizes(&self) -> Vec<u64> {
-        self.source().cell_sizes()
-    }
-
-    fn chunk_size(&self, cell: usize) -> u64 {
-        self.source().chunk_size(cell)
-    }
-
-    fn cell_label(&self, cell: usize) -> String {
-        self.source().cell_label(cell)
-    }
-
-    fn new_worker(&self) -> T::Worker {
-        DealStudy::new_worker(self)
-    }
-
-    fn for_each_instance(&self, chunk: &crate::engine::Chunk, f: impl FnMut(&DealInstance)) {
-        self.source().for_each_deal(chunk, f);
-    }
-
-    fn evaluate(&self, worker: &mut T::Worker, deal: &DealInstance, counts: &mut T::Counts) {
-        DealStudy::evaluate(self, worker, deal, counts)
-    }
-
-    fn merge(into: &mut T::Counts, from: T::Counts) {
-        <T as DealStudy>::merge(into, from)
-    }
-}
-
 /// Card strengths of a count array, weakest first (rank index i is strength i+1).
 pub fn strengths(counts: &[u8]) -> Vec<u32> {
     let mut v = Vec::new();
@@ -669,17 +476,7 @@ pub fn strengths(counts: &[u8]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sample_chunks_shrink_with_deal_size() {
-        assert_eq!(sample_chunk(2), SAMPLE_CHUNK);
-        assert_eq!(sample_chunk(20), SAMPLE_CHUNK);
-        assert_eq!(sample_chunk(21), SAMPLE_CHUNK / 2);
-        assert_eq!(sample_chunk(26), 512);
-        assert_eq!(sample_chunk(52), 1);
-        assert_eq!(sample_chunk(u32::MAX), 1);
-        assert!((1..60).all(|c| sample_chunk(c + 1) <= sample_chunk(c)));
-    }
+    use crate::random::chunk_rng;
 
     fn standard() -> Deck {
         Deck {
@@ -735,75 +532,6 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), all.len(), "no deal repeats");
-    }
-
-    /// Sums the weights of a compressed space's deals by a key that only
-    /// depends on the order of cards in play (the relative hands and field).
-    fn weights_by_shape(
-        deck: &Deck,
-        a: u32,
-        b: u32,
-        field: u32,
-        compressed: bool,
-    ) -> std::collections::BTreeMap<String, u128> {
-        use crate::studies::tanhinmin::solver::{Position, canonical_key};
-        let mut out = std::collections::BTreeMap::new();
-        let ranks = deck.copies.len();
-        let mut add = |d: &Deal| {
-            let p = Position {
-                mover: d.first,
-                other: d.second,
-                ranks,
-                field: field as usize,
-            }
-            .compressed();
-            let key = canonical_key(&p.mover[..p.ranks], &p.other[..p.ranks], p.field);
-            // The canonical key merges runs; add the raw shape too so the
-            // comparison is as strict as possible.
-            let shape = format!(
-                "{key:x}/{:?}/{:?}/{}",
-                &p.mover[..p.ranks],
-                &p.other[..p.ranks],
-                p.field
-            );
-            *out.entry(shape).or_insert(0) += d.weight;
-        };
-        if compressed {
-            let s = DealSpace::new(deck, a, b, field).unwrap();
-            s.for_each_in_range(0, s.len(), &mut add);
-        } else {
-            let s = PerRankDealSpace::new(deck, a, b).unwrap();
-            s.for_each_in_range(0, s.len(), &mut add);
-        }
-        out
-    }
-
-    #[test]
-    fn compressed_space_has_the_same_weight_per_shape_as_the_plain_one() {
-        let decks = [
-            Deck {
-                copies: vec![4; 13],
-            },
-            Deck {
-                copies: vec![2, 3, 1, 4, 2, 2],
-            },
-            Deck {
-                copies: vec![4, 4, 4, 4, 4, 4, 2],
-            },
-        ];
-        for deck in &decks {
-            let top = deck.copies.len() as u32;
-            for (a, b) in [(1, 1), (2, 2), (3, 2), (2, 4)] {
-                for field in [0, 1, 3, top] {
-                    assert_eq!(
-                        weights_by_shape(deck, a, b, field, true),
-                        weights_by_shape(deck, a, b, field, false),
-                        "deck {:?} {a}x{b} field {field}",
-                        deck.copies
-                    );
-                }
-            }
-        }
     }
 
     #[test]

@@ -3,6 +3,11 @@
 //!
 //! Every error is one line naming the file, the key and what is wrong.
 
+pub mod tables;
+
+use crate::games::cards::{DealSpace, Deck, MAX_RANKS};
+use crate::games::tanhinmin::ordering::MoveOrder;
+use crate::stats::binomial;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -22,13 +27,13 @@ pub struct Config {
     pub solver: SolverConfig,
     /// Ranges of the impartial-games study; defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub impartial: Option<crate::studies::impartial::ImpartialConfig>,
+    pub impartial: Option<tables::ImpartialConfig>,
     /// The cut rank of the 8-cut variant (study `cut`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cut: Option<crate::studies::cut::CutConfig>,
+    pub cut: Option<tables::CutConfig>,
     /// Ranges of the mahjong study; defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mahjong: Option<crate::studies::mahjong::MahjongConfig>,
+    pub mahjong: Option<tables::MahjongConfig>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -114,18 +119,11 @@ pub struct SolverConfig {
     pub memo_mb: u64,
     /// Which move the minimax tries first; never changes a verdict.
     #[serde(default)]
-    pub order: crate::studies::tanhinmin::solver::MoveOrder,
+    pub order: MoveOrder,
 }
 
 fn default_memo_mb() -> u64 {
     4096
-}
-
-impl SolverConfig {
-    /// The memo budget in bytes, split evenly across `threads` workers.
-    pub fn bytes_per_thread(&self, threads: usize) -> usize {
-        ((self.memo_mb as usize) << 20) / threads.max(1)
-    }
 }
 
 impl Default for SolverConfig {
@@ -149,8 +147,6 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// Largest number of ranks the count arrays hold.
-pub const MAX_RANKS: u32 = 64;
 /// Largest number of cards in play (both hands), bounded by the memo key.
 pub const MAX_CARDS_IN_PLAY: u32 = 60;
 
@@ -201,7 +197,7 @@ impl Config {
         if ranks == 0 {
             return Err("[deck] ranks: must be at least 1".into());
         }
-        if ranks > MAX_RANKS {
+        if ranks as usize > MAX_RANKS {
             return Err(format!(
                 "[deck] ranks: {ranks} is more than the {MAX_RANKS} supported"
             ));
@@ -263,21 +259,14 @@ impl Config {
         let h = &config.hands;
         let deck_size: u32 = config.copies().iter().sum();
         if config.experiment.mode == Mode::Exhaustive {
-            let deck = crate::studies::tanhinmin::deals::Deck {
+            let deck = Deck {
                 copies: config.copies(),
             };
             for (i, &[a, b]) in h.sizes.iter().enumerate() {
-                let total = crate::studies::tanhinmin::deals::binomial(deck_size, a)
-                    .and_then(|x| {
-                        Some((
-                            x,
-                            crate::studies::tanhinmin::deals::binomial(deck_size - a, b)?,
-                        ))
-                    })
+                let total = binomial(deck_size, a)
+                    .and_then(|x| Some((x, binomial(deck_size - a, b)?)))
                     .and_then(|(x, y)| x.checked_mul(y));
-                if total.is_none()
-                    || crate::studies::tanhinmin::deals::DealSpace::new(&deck, a, b, h.field)
-                        .is_none()
+                if total.is_none() || DealSpace::new(&deck, a, b, h.field).is_none()
                 {
                     return Err(format!(
                         "[hands] sizes[{i}]: [{a}, {b}] has too many deals to enumerate; use mode = \"sample\""
@@ -306,17 +295,12 @@ impl Config {
         Ok(())
     }
 
+    /// The checks that need no study: a name, deals in sample mode, a
+    /// memo. Each study checks the rest through the registry in `studies`.
     fn validate(&self) -> Result<(), String> {
         let e = &self.experiment;
         if e.name.trim().is_empty() {
             return Err("[experiment] name: must not be empty".into());
-        }
-        if !crate::studies::is_known(&e.study) {
-            return Err(format!(
-                "[experiment] study: unknown study `{}`, expected one of: {}",
-                e.study,
-                crate::studies::names().join(", ")
-            ));
         }
         if e.mode == Mode::Sample {
             match e.deals {
@@ -328,8 +312,7 @@ impl Config {
         if self.solver.memo_mb == 0 {
             return Err("[solver] memo_mb: must be at least 1".into());
         }
-        let entry = crate::studies::find(&e.study).expect("checked above");
-        (entry.validate)(self)
+        Ok(())
     }
 }
 
@@ -367,74 +350,3 @@ fn describe_toml_error(origin: &str, text: &str, err: &toml::de::Error) -> Strin
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const GOOD: &str = r#"
-[experiment]
-name = "t"
-mode = "exhaustive"
-[deck]
-ranks = 13
-copies = 4
-[hands]
-sizes = [[2, 2]]
-"#;
-
-    fn err(text: &str) -> String {
-        Config::parse(text, "c.toml").unwrap_err().0
-    }
-
-    #[test]
-    fn good_config_parses_with_defaults() {
-        let c = Config::parse(GOOD, "c.toml").unwrap();
-        assert_eq!(c.copies(), vec![4; 13]);
-        assert_eq!(c.hands.field, 0);
-        assert_eq!(c.output_dir(), PathBuf::from("results/t"));
-        assert_eq!(c.experiment.study, "tanhinmin");
-    }
-
-    #[test]
-    fn per_rank_copies_parse() {
-        let text = GOOD.replace("copies = 4", "copies = [4,4,4,4,4,4,4,4,4,4,4,4,2]");
-        let c = Config::parse(&text, "c.toml").unwrap();
-        assert_eq!(c.copies().iter().sum::<u32>(), 50);
-    }
-
-    #[test]
-    fn errors_name_file_key_and_problem_on_one_line() {
-        let cases = [
-            (
-                GOOD.replace("sizes = [[2, 2]]", "sizes = [[30, 30]]"),
-                "[hands] sizes[0]",
-            ),
-            (GOOD.replace("ranks = 13", "ranks = 0"), "[deck] ranks"),
-            (GOOD.replace("copies = 4", "copies = -1"), "[deck] copies"),
-            (GOOD.replace("exhaustive", "bogus"), "[experiment] mode"),
-            (
-                GOOD.replace("name = \"t\"", "name = \"t\"\ncolour = 3"),
-                "colour",
-            ),
-            (
-                GOOD.replace("copies = 4", "copies = [4, 4]"),
-                "[deck] copies",
-            ),
-            (
-                GOOD.replace("sizes = [[2, 2]]", "sizes = [[2, 2]]\nfield = 14"),
-                "[hands] field",
-            ),
-            (GOOD.replace("exhaustive", "sample"), "[experiment] deals"),
-            (
-                GOOD.replace("sizes = [[2, 2]]", "sizes = [[0, 2]]"),
-                "[hands] sizes[0]",
-            ),
-        ];
-        for (text, key) in cases {
-            let e = err(&text);
-            assert!(e.starts_with("c.toml: "), "{e}");
-            assert!(e.contains(key), "expected {key} in: {e}");
-            assert!(!e.contains('\n'), "one line: {e}");
-        }
-    }
-}

@@ -157,7 +157,7 @@ pub fn opponent_wins_after_play(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::studies::tanhinmin::formula;
+    use crate::games::tanhinmin::formula;
     use proptest::prelude::*;
 
     fn counts(max_ranks: usize) -> impl Strategy<Value = Vec<u8>> {

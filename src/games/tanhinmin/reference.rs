@@ -2,28 +2,17 @@
 //!
 //! Nothing here consults the μ formula, and nothing here is used by a run.
 
+use super::moves::{hand_after, legal_moves};
 use std::collections::HashMap;
 
 /// Plain recursive minimax on sorted hands, no memo, no canonical form.
 /// The rules: the mover plays one card stronger than the field `r`, or passes
 /// when the field is not empty; whoever empties their hand first wins.
 pub fn plain_mover_wins(x: &[u32], y: &[u32], r: u32) -> bool {
-    if y.is_empty() {
-        return false;
-    }
-    let mut last_tried = None;
-    for (i, &card) in x.iter().enumerate() {
-        if card <= r || last_tried == Some(card) {
-            continue;
-        }
-        last_tried = Some(card);
-        let mut rest = x.to_vec();
-        rest.remove(i);
-        if !plain_mover_wins(y, &rest, card) {
-            return true;
-        }
-    }
-    r > 0 && !plain_mover_wins(y, x, 0)
+    !y.is_empty()
+        && legal_moves(x, r)
+            .into_iter()
+            .any(|m| !plain_mover_wins(y, &hand_after(x, m), m.field_after() as u32))
 }
 
 /// The outcome under the Coq formalisation's rules, where a pass is allowed
@@ -140,23 +129,9 @@ impl NaiveSolver {
         if let Some(&v) = self.memo.get(&key) {
             return v;
         }
-        let mut win = false;
-        let mut last_tried = None;
-        for (i, &card) in x.iter().enumerate() {
-            if card <= r || last_tried == Some(card) {
-                continue;
-            }
-            last_tried = Some(card);
-            let mut rest = x.to_vec();
-            rest.remove(i);
-            if !self.go(y, &rest, card) {
-                win = true;
-                break;
-            }
-        }
-        if !win && r > 0 {
-            win = !self.go(y, x, 0);
-        }
+        let win = legal_moves(x, r)
+            .into_iter()
+            .any(|m| !self.go(y, &hand_after(x, m), m.field_after() as u32));
         self.memo.insert(key, win);
         win
     }

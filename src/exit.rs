@@ -1,0 +1,15 @@
+//! The process's exit statuses. Only the top layer (`app`, `solve`,
+//! `slurm`) chooses one; everything below returns outcomes and errors, so
+//! that what a status means is decided in one place.
+
+/// Everything checked held, or the run's work was done (a shard, a
+/// measurement with no claim to check).
+pub const OK: i32 = 0;
+/// A check failed: minimax and the claim disagreed on some deal.
+pub const CHECK_FAILED: i32 = 1;
+/// The input was refused (config, flags, shard files) before any work.
+pub const USAGE: i32 = 2;
+/// Work started but could not finish: I/O errors and other faults.
+pub const RUNTIME: i32 = 3;
+/// Stopped by a signal; finished chunks are checkpointed for `--resume`.
+pub const INTERRUPTED: i32 = 4;

@@ -1,0 +1,4 @@
+//! The mahjong winning-probability recurrence of seed 004, in exact
+//! integers.
+
+pub mod recurrence;

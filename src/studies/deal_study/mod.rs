@@ -1,0 +1,347 @@
+//! What every study of dealt cards shares: which deals a config's cells
+//! hold and how they are cut into chunks ([`DealSource`]), the blanket impl
+//! that makes every [`DealStudy`] an engine workload, the one memory policy
+//! of their solvers ([`memo_budget`]), the bounded list of failures they
+//! keep ([`FailureList`]), and their shared table columns ([`columns`]).
+//!
+//! This is not a study: it sits below the studies, and any of them may use
+//! it.
+
+pub mod columns;
+
+use crate::config::{Config, Mode};
+use crate::engine::{Chunk, Workload};
+use crate::games::cards::{Deal, DealSpace, Dealer, Deck, MAX_RANKS};
+use crate::games::tanhinmin::position::{PACKED_MAX_COPIES, PACKED_MAX_RANKS};
+use crate::random::chunk_rng;
+use serde::{Deserialize, Serialize};
+
+/// A deal and where it sits in the run.
+pub struct DealInstance {
+    pub chunk: u64,
+    pub seq: u64,
+    pub deal: Deal,
+}
+
+/// Distinct deals per chunk in exhaustive mode.
+pub const EXHAUSTIVE_CHUNK: u64 = 1 << 16;
+/// Deals per chunk in sample mode for deals of up to 20 cards in all. Part
+/// of the random stream's definition: changing it changes which deals a seed
+/// draws.
+pub const SAMPLE_CHUNK: u64 = 1 << 12;
+
+/// Deals per chunk when sampling deals of `cards` cards in all. Solving
+/// costs grow about 2^(cards / 2) per deal, so larger deals get smaller
+/// chunks (halved every two cards past 20, down to one deal): every chunk
+/// then costs about the same, and a run of a few large deals still spreads
+/// over all threads.
+pub fn sample_chunk(cards: u32) -> u64 {
+    let halvings = cards.saturating_sub(20).div_ceil(2);
+    (SAMPLE_CHUNK >> halvings.min(63)).max(1)
+}
+
+/// The deals of a config's cells, enumerated or sampled, for any study
+/// that evaluates deals: one cell per `[hands] sizes` entry.
+pub struct DealSource {
+    pub mode: Mode,
+    pub seed: u64,
+    pub deck: Deck,
+    pub cells: Vec<[u32; 2]>,
+    pub field: u32,
+    pub deals_per_cell: u64,
+    /// Rank patterns of each cell in exhaustive mode.
+    spaces: Vec<Option<DealSpace>>,
+}
+
+impl DealSource {
+    pub fn new(config: &Config) -> Self {
+        Self::with_distinguished_rank(config, None)
+    }
+
+    /// Deals for a rule that singles out one rank (by strength), such as the
+    /// cut rank of the 8-cut variant: exhaustive patterns never move it.
+    pub fn with_distinguished_rank(config: &Config, rank: Option<u32>) -> Self {
+        let mut boundaries = vec![config.hands.field as usize];
+        if let Some(r) = rank {
+            boundaries.extend([r as usize - 1, r as usize]);
+        }
+        let deck = Deck {
+            copies: config.copies(),
+        };
+        let cells = config.hands.sizes.clone();
+        let spaces = cells
+            .iter()
+            .map(|&[a, b]| match config.experiment.mode {
+                Mode::Exhaustive => Some(
+                    DealSpace::with_boundaries(&deck, a, b, &boundaries)
+                        .expect("checked by config"),
+                ),
+                Mode::Sample => None,
+            })
+            .collect();
+        DealSource {
+            mode: config.experiment.mode,
+            seed: config.experiment.seed,
+            deck,
+            cells,
+            field: config.hands.field,
+            deals_per_cell: config.experiment.deals.unwrap_or(0),
+            spaces,
+        }
+    }
+
+    pub fn ranks(&self) -> usize {
+        self.deck.copies.len()
+    }
+
+    /// Distinct deals (exhaustive) or sampled deals per cell.
+    pub fn cell_sizes(&self) -> Vec<u64> {
+        self.spaces
+            .iter()
+            .map(|s| match s {
+                Some(space) => space.len(),
+                None => self.deals_per_cell,
+            })
+            .collect()
+    }
+
+    pub fn chunk_size(&self, cell: usize) -> u64 {
+        match self.mode {
+            Mode::Exhaustive => EXHAUSTIVE_CHUNK,
+            Mode::Sample => {
+                let [a, b] = self.cells[cell];
+                sample_chunk(a + b)
+            }
+        }
+    }
+
+    pub fn cell_label(&self, cell: usize) -> String {
+        let [a, b] = self.cells[cell];
+        format!("{a}x{b} field {}", self.field)
+    }
+
+    /// Calls `f` on each deal of the chunk, in a fixed order.
+    pub fn for_each_deal(&self, chunk: &Chunk, mut f: impl FnMut(&DealInstance)) {
+        let mut item = DealInstance {
+            chunk: chunk.global,
+            seq: 0,
+            deal: Deal {
+                first: [0; MAX_RANKS],
+                second: [0; MAX_RANKS],
+                weight: 0,
+            },
+        };
+        match &self.spaces[chunk.cell] {
+            Some(space) => {
+                space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal| {
+                    item.deal.clone_from(deal);
+                    f(&item);
+                    item.seq += 1;
+                });
+            }
+            None => {
+                let [a, b] = self.cells[chunk.cell];
+                let mut rng = chunk_rng(self.seed, chunk.global);
+                let mut dealer = Dealer::new(&self.deck);
+                for _ in 0..chunk.len {
+                    item.deal = dealer.deal(&mut rng, a as usize, b as usize);
+                    f(&item);
+                    item.seq += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A study that evaluates the deals of a config's cells. Every such study
+/// is an engine [`Workload`] through the impl below, so
+/// it only says what a worker is and what one deal adds to the counts.
+pub trait DealStudy: Sync {
+    type Counts: Default + Send + serde::Serialize + serde::de::DeserializeOwned;
+    type Worker: Send;
+    fn source(&self) -> &DealSource;
+    fn new_worker(&self) -> Self::Worker;
+    fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
+    /// Must not depend on the order of merging.
+    fn merge(into: &mut Self::Counts, from: Self::Counts);
+}
+
+impl<T: DealStudy> Workload for T {
+    type Instance = DealInstance;
+    type Counts = T::Counts;
+    type Worker = T::Worker;
+
+    fn cell_sizes(&self) -> Vec<u64> {
+        self.source().cell_sizes()
+    }
+
+    fn chunk_size(&self, cell: usize) -> u64 {
+        self.source().chunk_size(cell)
+    }
+
+    fn cell_label(&self, cell: usize) -> String {
+        self.source().cell_label(cell)
+    }
+
+    fn new_worker(&self) -> T::Worker {
+        DealStudy::new_worker(self)
+    }
+
+    fn for_each_instance(&self, chunk: &Chunk, f: impl FnMut(&DealInstance)) {
+        self.source().for_each_deal(chunk, f);
+    }
+
+    fn evaluate(&self, worker: &mut T::Worker, deal: &DealInstance, counts: &mut T::Counts) {
+        DealStudy::evaluate(self, worker, deal, counts)
+    }
+
+    fn merge(into: &mut T::Counts, from: T::Counts) {
+        <T as DealStudy>::merge(into, from)
+    }
+}
+
+
+/// The memo bytes a run of `source` can use: `[solver] memo_mb`, capped by
+/// a rough need. A small run cannot fill a large memo, and the tables are
+/// fixed-size with random bucket order, so every page of one would be
+/// touched; the need is 16 bytes times 2^(cards / 2) per deal (positions per
+/// deal grow about that fast), never below 16 MiB.
+///
+/// Every deal study sizes its solvers from this one figure: shared tables
+/// take it whole, per-thread tables split it by the thread count.
+pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
+    let need: usize = source
+        .cells
+        .iter()
+        .zip(source.cell_sizes())
+        .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
+        .fold(0usize, |acc, x| acc.saturating_add(x));
+    (config.solver.memo_mb as usize).saturating_mul(1 << 20).min(need.max(16 << 20))
+}
+
+/// The config checks of a deal study whose solver keys positions by
+/// packed counts (the card-count and cut solvers): at most
+/// [`PACKED_MAX_RANKS`] ranks of at most [`PACKED_MAX_COPIES`] copies.
+pub fn validate_small_deck(config: &Config) -> Result<(), String> {
+    Config::validate_deck_and_hands(config)?;
+    if config.deck.ranks > PACKED_MAX_RANKS {
+        return Err(format!(
+            "[deck] ranks: {} is more than the {PACKED_MAX_RANKS} study `{}` supports",
+            config.deck.ranks, config.experiment.study
+        ));
+    }
+    if let Some(c) = config.copies().iter().find(|&&c| c > PACKED_MAX_COPIES) {
+        return Err(format!(
+            "[deck] copies: {c} is more than the {PACKED_MAX_COPIES} per rank study `{}` supports",
+            config.experiment.study
+        ));
+    }
+    Ok(())
+}
+
+/// Where a failure was found: (chunk, deal within the chunk, step within
+/// the deal). Failures are kept in this order, which fixes which ones are
+/// written whatever the threads, shards or resumes.
+pub trait Located {
+    /// (global chunk index, sequence number within the chunk, step within
+    /// the deal: 0 for studies that check a deal once).
+    fn place(&self) -> (u64, u64, u64);
+}
+
+/// The first [`FailureList::LIMIT`] failures of a cell in (chunk, seq)
+/// order; a study counts all of them elsewhere. Serialised as a plain list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FailureList<T>(Vec<T>);
+
+impl<T> Default for FailureList<T> {
+    fn default() -> Self {
+        FailureList(Vec::new())
+    }
+}
+
+impl<T: Located> FailureList<T> {
+    /// Failures written out in full per cell.
+    pub const LIMIT: usize = 1000;
+
+    /// Keeps the failure `make` builds, unless the list is full. Within one
+    /// chunk failures arrive in order, so the first ones are the ones kept.
+    pub fn push(&mut self, make: impl FnOnce() -> T) {
+        if self.0.len() < Self::LIMIT {
+            self.0.push(make());
+        }
+    }
+
+    /// Adds another part's failures: sorting then cutting keeps the same
+    /// rows whatever the merge order.
+    pub fn merge(&mut self, from: FailureList<T>) {
+        self.0.extend(from.0);
+        self.0.sort_by_key(Located::place);
+        self.0.truncate(Self::LIMIT);
+    }
+
+    /// The kept failures, in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// How many are kept.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// No failure kept.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a FailureList<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_chunks_shrink_with_deal_size() {
+        assert_eq!(sample_chunk(2), SAMPLE_CHUNK);
+        assert_eq!(sample_chunk(20), SAMPLE_CHUNK);
+        assert_eq!(sample_chunk(21), SAMPLE_CHUNK / 2);
+        assert_eq!(sample_chunk(26), 512);
+        assert_eq!(sample_chunk(52), 1);
+        assert_eq!(sample_chunk(u32::MAX), 1);
+        assert!((1..60).all(|c| sample_chunk(c + 1) <= sample_chunk(c)));
+    }
+
+    #[derive(Debug, PartialEq)]
+    struct At(u64, u64);
+    impl Located for At {
+        fn place(&self) -> (u64, u64, u64) {
+            (self.0, self.1, 0)
+        }
+    }
+
+    #[test]
+    fn failure_lists_keep_the_first_in_order_whatever_the_merge_order() {
+        let part = |chunk: u64| {
+            let mut l = FailureList::default();
+            for seq in 0..700 {
+                l.push(|| At(chunk, seq));
+            }
+            l
+        };
+        let mut ab = part(0);
+        ab.merge(part(1));
+        let mut ba = part(1);
+        ba.merge(part(0));
+        assert_eq!(ab, ba);
+        assert_eq!(ab.len(), FailureList::<At>::LIMIT);
+        assert_eq!(ab.iter().last(), Some(&At(1, 299)));
+    }
+}

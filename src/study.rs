@@ -1,0 +1,78 @@
+//! The study contract: what a theorem check adds to an engine
+//! [`Workload`] to be run from a config. Every study under
+//! [`crate::studies`], and every claim suite through [`crate::claims`],
+//! implements [`Study`]; the driver runs, shards and merges any of them the
+//! same way.
+
+use crate::config::Config;
+use crate::engine::{CellResult, Workload};
+use std::path::Path;
+
+/// What a study's check concluded; the top layer turns it into an exit
+/// status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Every claim the study checks held, or it checks none (a
+    /// measurement, such as the variants' rates).
+    Passed,
+    /// A claim the study checks failed on some instance.
+    Failed,
+}
+
+/// The end of a run: the check's conclusion and the lines printed for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// What the check concluded.
+    pub check: Check,
+    /// Human-readable lines, printed on stderr at the end of the run.
+    pub lines: Vec<String>,
+}
+
+impl Summary {
+    /// A study that measures without claiming anything: it always passes.
+    pub fn measured(lines: Vec<String>) -> Summary {
+        Summary {
+            check: Check::Passed,
+            lines,
+        }
+    }
+
+    /// A claim checked: `lines`, then `fail_line` when it failed or
+    /// `ok_line` when it held.
+    pub fn checked(
+        mut lines: Vec<String>,
+        failed: bool,
+        fail_line: String,
+        ok_line: String,
+    ) -> Summary {
+        lines.push(if failed { fail_line } else { ok_line });
+        Summary {
+            check: if failed { Check::Failed } else { Check::Passed },
+            lines,
+        }
+    }
+}
+
+/// What building a study may depend on. Nothing here changes what a run
+/// computes, except `inject_fault`, which exists to prove that a study's
+/// check can fail.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildContext {
+    /// Worker threads the run will use (memory budgets are split by it).
+    pub threads: usize,
+    /// Swap the study's claim for a deliberately wrong one.
+    pub inject_fault: bool,
+}
+
+/// A theorem check at scale: an engine workload plus how to build it from a
+/// config, which tables it writes, and what its counts conclude.
+pub trait Study: Workload + Sized {
+    /// Builds the study from a config already checked by the registry.
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self>;
+    /// Deterministic tables from merged per-cell counts, as (file, bytes).
+    fn tables(&self, cells: &[&Self::Counts]) -> Vec<(&'static str, Vec<u8>)>;
+    /// `run.csv`: timings and search effort, which vary from run to run.
+    fn run_details(&self, cells: &[CellResult<Self::Counts>]) -> Vec<u8>;
+    /// What the counts conclude, and the lines printed at the end.
+    fn summary(&self, cells: &[&Self::Counts], out_dir: &Path) -> Summary;
+}
