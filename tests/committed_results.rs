@@ -3,7 +3,6 @@
 //! to 3x3 instead of 1x1 to 8x8) once replaced two studies' full tables
 //! unnoticed; every manifest records the config it ran, so compare.
 
-use runner::config::Config;
 use serde_json::Value;
 use std::path::Path;
 
