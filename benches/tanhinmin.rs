@@ -5,13 +5,13 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use rand_xoshiro::rand_core::Rng;
 use runner::games::cards::{Deal, Dealer, Deck};
-use runner::random::chunk_rng;
 use runner::games::tanhinmin::formula::{mu_pair_counts, mu_sorted};
 use runner::games::tanhinmin::memo::SharedMemo;
-use runner::games::tanhinmin::reference::NaiveSolver;
 use runner::games::tanhinmin::ordering::MoveOrder;
 use runner::games::tanhinmin::position::Position;
+use runner::games::tanhinmin::reference::NaiveSolver;
 use runner::games::tanhinmin::solver::Solver;
+use runner::random::chunk_rng;
 use std::hint::black_box;
 use std::sync::Arc;
 

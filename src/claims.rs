@@ -25,12 +25,14 @@ pub struct ClaimSpec {
     pub suite: &'static str,
     /// Short stable identifier, documented in `configs/README.md`.
     pub id: String,
+    /// Instances of the claim, numbered from the smallest.
     pub instances: u64,
 }
 
 /// The result of checking one instance.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The claim holds on this instance.
     Holds,
     /// The claim fails here; the text shows the instance in readable form.
     Fails(String),
@@ -46,8 +48,11 @@ pub trait Suite: Sync + Sized + 'static {
     fn validate(config: &Config) -> Result<(), String>;
     /// `inject_fault` swaps one claim for a deliberately wrong one.
     fn build(config: &Config, inject_fault: bool) -> anyhow::Result<Self>;
+    /// Every claim of the suite, in output order.
     fn claims(&self) -> &[ClaimSpec];
+    /// Fresh per-thread scratch.
     fn new_scratch(&self) -> Self::Scratch;
+    /// Checks instance `index` of claim `claim`.
     fn check(&self, scratch: &mut Self::Scratch, claim: usize, index: u64) -> Verdict;
 }
 
@@ -57,6 +62,7 @@ pub trait Suite: Sync + Sized + 'static {
 pub struct ClaimCounts {
     /// Instances whose premise held and which were checked.
     pub instances: u64,
+    /// Checked instances where the claim failed.
     pub failures: u64,
     /// Instances outside the claim's premise.
     pub vacuous: u64,
@@ -65,6 +71,7 @@ pub struct ClaimCounts {
 }
 
 impl ClaimCounts {
+    /// Counts one checked instance.
     pub fn record(&mut self, index: u64, verdict: Verdict) {
         match verdict {
             Verdict::Holds => self.instances += 1,
@@ -79,6 +86,7 @@ impl ClaimCounts {
         }
     }
 
+    /// Adds another part's counts; the order of merging does not matter.
     pub fn merge(&mut self, from: ClaimCounts) {
         self.instances += from.instances;
         self.failures += from.failures;
@@ -90,6 +98,7 @@ impl ClaimCounts {
         }
     }
 
+    /// `holds`, `fails`, or `untested` when no instance met the premise.
     pub fn verdict(&self) -> &'static str {
         if self.instances == 0 {
             "untested"
@@ -158,6 +167,7 @@ impl<S: Suite> Workload for ClaimStudy<S> {
     }
 }
 
+/// The columns of `claims.csv`.
 pub const CLAIMS_HEADER: [&str; 7] = [
     "suite",
     "claim",

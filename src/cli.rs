@@ -12,13 +12,17 @@ use std::path::PathBuf;
     after_help = "Exit codes: 0 success, 1 a check failed (minimax and formula disagree), 2 bad config, flags or shards, 3 runtime error (I/O), 4 interrupted by SIGINT/SIGTERM (checkpointed; rerun with --resume).\n\nExample: runner --config configs/deal8.toml",
     args_conflicts_with_subcommands = true
 )]
+/// The command line.
 pub struct Cli {
+    /// A subcommand; without one, the flags below run a config.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The flags of a run, for `runner --config FILE` without `run`.
     #[command(flatten)]
     pub run: RunArgs,
 }
 
+/// What `runner` does.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run an experiment from a config file (same as `runner --config FILE`).
@@ -33,6 +37,7 @@ pub enum Command {
     Plot(PlotArgs),
 }
 
+/// Flags of `runner plot`.
 #[derive(Args, Debug, Clone)]
 pub struct PlotArgs {
     /// Results directory holding stats.csv, rates.csv and/or mu.csv.
@@ -40,6 +45,7 @@ pub struct PlotArgs {
     pub dir: PathBuf,
 }
 
+/// Flags of `runner merge`.
 #[derive(Args, Debug, Clone)]
 pub struct MergeArgs {
     /// Shard output directories (each holds a partial.json), all shards of one run.
@@ -50,6 +56,7 @@ pub struct MergeArgs {
     pub out: PathBuf,
 }
 
+/// Flags of `runner slurm`.
 #[derive(Args, Debug, Clone)]
 pub struct SlurmArgs {
     /// Experiment config to run.
@@ -78,6 +85,7 @@ pub struct SlurmArgs {
     pub sbatch_options: String,
 }
 
+/// Flags of `runner run`.
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Experiment config (TOML); see configs/README.md for every key.
@@ -109,6 +117,7 @@ pub struct RunArgs {
     pub inject_fault: bool,
 }
 
+/// Flags of `runner solve`.
 #[derive(Args, Debug, Clone)]
 pub struct SolveArgs {
     /// Hand of the player to move, as comma-separated strengths >= 1, e.g. 1,1,3,4.

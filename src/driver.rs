@@ -7,8 +7,8 @@
 //! single-machine run.
 
 use crate::config::Config;
-use crate::error::refuse;
 use crate::engine::{self, Outcome, Workload, journal::Journal, progress};
+use crate::error::refuse;
 use crate::export::{manifest, plot, write_atomic};
 use crate::study::{BuildContext, Check, Study};
 use anyhow::Context;
@@ -68,16 +68,25 @@ pub type ShardResults = Vec<(PathBuf, serde_json::Value)>;
 /// One shard's results, for `runner merge`.
 #[derive(Serialize, Deserialize)]
 pub struct Partial<C> {
+    /// Always `runner`.
     pub tool: String,
+    /// The version that wrote it; merges need the same.
     pub version: String,
+    /// The config's hash; merges need the same.
     pub config_hash: String,
+    /// The config echo.
     pub config: Config,
+    /// Shards of the run.
     pub shards: u64,
+    /// Which shard this is.
     pub shard_index: u64,
+    /// Counts of every cell, for this shard's chunks only.
     pub cells: Vec<C>,
 }
 
+/// One shard's counts, for `runner merge`.
 pub const PARTIAL_FILE: &str = "partial.json";
+/// The journal of finished chunks, for `--resume`.
 pub const CHECKPOINT_FILE: &str = "checkpoint.jsonl";
 
 fn fingerprint(config: &Config, shards: u64, index: u64) -> String {
@@ -88,6 +97,7 @@ fn fingerprint(config: &Config, shards: u64, index: u64) -> String {
     )
 }
 
+/// Runs (a shard of) study `S` from `config`: plans the chunks, resumes from the journal, runs the rest, and writes the tables (one shard) or `partial.json` (many), then the manifest.
 pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let started_unix = manifest::unix_now();
@@ -334,10 +344,7 @@ where
             None => merged = Some(p.cells),
             Some(acc) => {
                 if acc.len() != p.cells.len() {
-                    return Err(refuse(format!(
-                        "{}: wrong number of cells",
-                        path.display()
-                    )));
+                    return Err(refuse(format!("{}: wrong number of cells", path.display())));
                 }
                 for (a, c) in acc.iter_mut().zip(p.cells) {
                     S::merge(a, c);

@@ -51,6 +51,7 @@ pub fn render(
     ]
 }
 
+/// `runner slurm`: writes the three scripts; returns the exit status.
 pub fn main(args: &SlurmArgs) -> i32 {
     let config = match load_config(&args.config) {
         Ok(c) => c,

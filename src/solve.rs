@@ -12,14 +12,22 @@ use serde::Serialize;
 /// The largest card strength a position may hold.
 const MAX_STRENGTH: u32 = MAX_RANKS as u32;
 
+/// One position solved both ways, as printed or as `--json`.
 #[derive(Serialize, Debug, PartialEq)]
 pub struct SolveReport {
+    /// The first player's cards, sorted.
     pub first: Vec<u32>,
+    /// The second player's cards, sorted.
     pub second: Vec<u32>,
+    /// The field (0: empty).
     pub field: u32,
+    /// Does the first player (to move) win by minimax?
     pub minimax_first_wins: bool,
+    /// ... and by the formula?
     pub formula_first_wins: bool,
+    /// μ(X, Y- + {r}).
     pub mu0: u32,
+    /// μ(Y, X-).
     pub mu1: u32,
     /// Card strengths to play, or "pass".
     pub winning_moves: Vec<String>,
@@ -48,6 +56,7 @@ pub fn check(first: &[u32], second: &[u32], field: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// Solves one position by minimax and by the formula.
 pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
     let mut x = first.to_vec();
     let mut y = second.to_vec();
@@ -77,6 +86,7 @@ pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
     }
 }
 
+/// `runner solve`: prints the report; returns the exit status.
 pub fn main(args: &SolveArgs) -> i32 {
     if let Err(e) = check(&args.first, &args.second, args.field) {
         eprintln!("error: {e}");

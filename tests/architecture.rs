@@ -37,7 +37,10 @@ fn study_of(file: &str) -> Option<&str> {
 fn module_of(file: &str) -> Vec<String> {
     let trimmed = file.trim_end_matches(".rs");
     let mut parts: Vec<String> = trimmed.split('/').map(String::from).collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
         parts.pop();
     }
     parts
@@ -128,7 +131,11 @@ fn path_segments(text: &str) -> Vec<Vec<String>> {
             None => break,
         }
     }
-    if head.is_empty() { Vec::new() } else { vec![head] }
+    if head.is_empty() {
+        Vec::new()
+    } else {
+        vec![head]
+    }
 }
 
 /// The problems in a set of (file, text): imports up a layer, a study
@@ -219,7 +226,11 @@ fn read_tree(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
         if path.is_dir() {
             read_tree(root, &path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             out.insert(rel, std::fs::read_to_string(&path).unwrap());
         }
     }
@@ -265,15 +276,28 @@ fn the_checker_catches_each_kind_of_breach() {
     };
     // A game naming a study: up a layer.
     let up = with("games/cards.rs", "fn f() { crate::studies::a::g(); }");
-    assert!(up.iter().any(|p| p.contains("layer 3) imports studies/a/mod.rs")), "{up:?}");
+    assert!(
+        up.iter()
+            .any(|p| p.contains("layer 3) imports studies/a/mod.rs")),
+        "{up:?}"
+    );
     // Config naming the registry through a group.
     let grouped = with("config/mod.rs", "use crate::{games::cards::Deck, studies};");
-    assert!(grouped.iter().any(|p| p.starts_with("config/mod.rs")), "{grouped:?}");
+    assert!(
+        grouped.iter().any(|p| p.starts_with("config/mod.rs")),
+        "{grouped:?}"
+    );
     // A study naming a sibling, and one naming the registry.
     let sibling = with("studies/a/mod.rs", "use crate::studies::b::Thing;");
-    assert!(sibling.iter().any(|p| p.contains("sibling study")), "{sibling:?}");
+    assert!(
+        sibling.iter().any(|p| p.contains("sibling study")),
+        "{sibling:?}"
+    );
     let registry = with("studies/b/mod.rs", "use super::REGISTRY;");
-    assert!(registry.iter().any(|p| p.contains("the registry")), "{registry:?}");
+    assert!(
+        registry.iter().any(|p| p.contains("the registry")),
+        "{registry:?}"
+    );
     // An exit status chosen below the top.
     let exit = with("studies/b/mod.rs", "fn f() -> i32 { crate::exit::OK }");
     assert!(exit.iter().any(|p| p.contains("exit status")), "{exit:?}");

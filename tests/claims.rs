@@ -5,8 +5,8 @@ mod common;
 
 use common::{run, run_args, scratch, stderr};
 use runner::claims::{self, Suite, Verdict};
-use runner::studies::impartial::{Impartial, ImpartialConfig, SumRule};
 use runner::games::mahjong::recurrence::Recurrence;
+use runner::studies::impartial::{Impartial, ImpartialConfig, SumRule};
 use runner::studies::mahjong::{Mahjong, MahjongConfig, MahjongRange};
 
 fn small_impartial() -> ImpartialConfig {

@@ -46,7 +46,12 @@ fn every_committed_result_matches_its_config() {
             assert_eq!(code, 0, "{} records a failed run", manifest.display());
         }
         if let Some(check) = recorded.get("check") {
-            assert_eq!(check, "passed", "{} records a failed run", manifest.display());
+            assert_eq!(
+                check,
+                "passed",
+                "{} records a failed run",
+                manifest.display()
+            );
         }
         checked += 1;
     }

@@ -4,10 +4,10 @@
 mod common;
 
 use common::{run, run_args, scratch, stderr};
-use runner::studies::rates::dp::{Tally, formula_tally};
 use runner::games::cards::{DealSpace, Deck};
 use runner::games::tanhinmin::position::Position;
 use runner::games::tanhinmin::solver::Solver;
+use runner::studies::rates::dp::{Tally, formula_tally};
 
 /// Weighted minimax wins over every deal of a cell: no formula involved.
 fn minimax_tally(copies: &[u32], a: u32, b: u32, field: u32) -> Tally {

@@ -2,12 +2,8 @@
 
 use proptest::prelude::*;
 use rand_xoshiro::rand_core::Rng;
-use runner::random::chunk_rng;
 use runner::games::tanhinmin::formula::{mover_wins_sorted, mu_pair_sorted};
 use runner::games::tanhinmin::memo::SharedMemo;
-use runner::games::tanhinmin::reference::{
-    CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
-};
 use runner::games::tanhinmin::moves::Move;
 use runner::games::tanhinmin::ordering::{
     MoveOrder, fewest_replies_move, fewest_replies_move_if_won, fewest_replies_move_plain,
@@ -15,8 +11,12 @@ use runner::games::tanhinmin::ordering::{
 use runner::games::tanhinmin::position::{
     Position, SMALL_KEY_CARDS, canonical_key, canonical_key_small,
 };
+use runner::games::tanhinmin::reference::{
+    CoqOutcome, NaiveSolver, coq_rules_outcome, plain_mover_wins,
+};
 use runner::games::tanhinmin::solver::Solver;
 use runner::games::tanhinmin::strategy::proof_move_counts;
+use runner::random::chunk_rng;
 use std::sync::Arc;
 
 fn hand(max_len: usize, top: u32) -> impl Strategy<Value = Vec<u32>> {

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{run, run_args, scratch, stderr};
-use runner::games::tanhinmin::cut::{CutSolver, plain_cut_wins};
 use runner::games::cards::{DealSpace, Deck, PerRankDealSpace};
+use runner::games::tanhinmin::cut::{CutSolver, plain_cut_wins};
 use runner::games::tanhinmin::position::Position;
 
 fn config(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {

@@ -12,17 +12,22 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// A whole experiment file.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// `[experiment]`: what runs.
     pub experiment: Experiment,
+    /// `[deck]`: the cards.
     #[serde(default)]
     pub deck: DeckConfig,
     /// The cells of card studies; unused by the claim studies.
     #[serde(default)]
     pub hands: Hands,
+    /// `[output]`: where results go.
     #[serde(default)]
     pub output: Output,
+    /// `[solver]`: memory and move order (never what is computed).
     #[serde(default)]
     pub solver: SolverConfig,
     /// Ranges of the impartial-games study; defaults when absent.
@@ -36,14 +41,18 @@ pub struct Config {
     pub mahjong: Option<tables::MahjongConfig>,
 }
 
+/// `[experiment]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Experiment {
+    /// Names the results directory; letters, digits, `-`, `_`, `.`.
     pub name: String,
     /// Which study runs; see `studies::REGISTRY`.
     #[serde(default = "default_study")]
     pub study: String,
+    /// Every deal of each cell, or a random sample of them.
     pub mode: Mode,
+    /// Seeds every chunk's random stream in sample mode.
     #[serde(default)]
     pub seed: u64,
     /// Deals per cell in sample mode; ignored in exhaustive mode.
@@ -54,10 +63,13 @@ fn default_study() -> String {
     "tanhinmin".into()
 }
 
+/// How a study's deals are produced.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    /// Every deal, each with its weight.
     Exhaustive,
+    /// Uniformly random deals, `[experiment] deals` per cell.
     Sample,
 }
 
@@ -70,10 +82,13 @@ impl fmt::Display for Mode {
     }
 }
 
+/// `[deck]`: ranks, and copies of each.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DeckConfig {
+    /// Number of ranks; rank `i` has strength `i`.
     pub ranks: u32,
+    /// Copies of each rank.
     pub copies: Copies,
 }
 
@@ -90,10 +105,13 @@ impl Default for DeckConfig {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Copies {
+    /// The same count for every rank.
     Uniform(u32),
+    /// One count per rank, weakest first.
     PerRank(Vec<u32>),
 }
 
+/// `[hands]`: the cells and the starting field.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Hands {
@@ -104,6 +122,7 @@ pub struct Hands {
     pub field: u32,
 }
 
+/// `[output]`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
@@ -111,6 +130,7 @@ pub struct Output {
     pub dir: Option<PathBuf>,
 }
 
+/// `[solver]`: how fast, never what.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SolverConfig {
@@ -177,6 +197,7 @@ impl Config {
         }
     }
 
+    /// Where the run writes: `[output] dir`, else `results/<name>`.
     pub fn output_dir(&self) -> PathBuf {
         self.output
             .dir
@@ -266,8 +287,7 @@ impl Config {
                 let total = binomial(deck_size, a)
                     .and_then(|x| Some((x, binomial(deck_size - a, b)?)))
                     .and_then(|(x, y)| x.checked_mul(y));
-                if total.is_none() || DealSpace::new(&deck, a, b, h.field).is_none()
-                {
+                if total.is_none() || DealSpace::new(&deck, a, b, h.field).is_none() {
                     return Err(format!(
                         "[hands] sizes[{i}]: [{a}, {b}] has too many deals to enumerate; use mode = \"sample\""
                     ));
@@ -349,4 +369,3 @@ fn describe_toml_error(origin: &str, text: &str, err: &toml::de::Error) -> Strin
         format!("{origin}: {place} (line {line_no}): {message}")
     }
 }
-

@@ -22,6 +22,7 @@ pub struct ImpartialConfig {
     pub max_heap: u32,
     /// Bash game: n = 0..=bash_max_n, m = 1..=bash_max_m.
     pub bash_max_n: u32,
+    /// ... and m = 1..=bash_max_m.
     pub bash_max_m: u32,
     /// Wythoff: all pairs a <= b <= wythoff_max against brute force.
     pub wythoff_max: u32,
@@ -63,6 +64,7 @@ pub struct CutConfig {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MahjongConfig {
+    /// The ranges, each checked in full.
     pub ranges: Vec<MahjongRange>,
 }
 
@@ -71,8 +73,11 @@ pub struct MahjongConfig {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MahjongRange {
+    /// Wall sizes S.
     pub tiles: Vec<u32>,
+    /// Largest number of replacements d.
     pub max_replacements: u32,
+    /// Largest number of draws t checked (0: up to S).
     pub horizon: u32,
     /// Smallest a_i; 0 is allowed but means a hand that can never advance.
     #[serde(default = "one")]
@@ -101,4 +106,3 @@ impl Default for MahjongConfig {
         }
     }
 }
-

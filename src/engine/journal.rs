@@ -32,6 +32,7 @@ struct RecordIn<C> {
     counts: C,
 }
 
+/// An append-only record of finished chunks and their counts.
 pub struct Journal<C> {
     file: File,
     path: PathBuf,

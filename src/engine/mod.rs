@@ -53,15 +53,18 @@ pub trait Workload: Sync {
     fn chunk_size(&self, cell: usize) -> u64;
     /// A human label for a cell, for progress lines.
     fn cell_label(&self, cell: usize) -> String;
+    /// Fresh per-thread scratch, such as a solver.
     fn new_worker(&self) -> Self::Worker;
     /// Calls `f` on each instance of the chunk, in a fixed order.
     fn for_each_instance(&self, chunk: &Chunk, f: impl FnMut(&Self::Instance));
+    /// Adds one instance to `counts`.
     fn evaluate(
         &self,
         worker: &mut Self::Worker,
         instance: &Self::Instance,
         counts: &mut Self::Counts,
     );
+    /// Adds `from` into `into`; must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
 }
 
@@ -101,13 +104,17 @@ pub fn shard(chunks: &[Chunk], count: u64, index: u64) -> Vec<Chunk> {
 /// Options that change how a run executes but never what it computes.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
+    /// Worker threads.
     pub threads: usize,
+    /// How progress is shown.
     pub progress: progress::Mode,
 }
 
 /// Counts and timing for one cell.
 pub struct CellResult<C> {
+    /// The cell's merged counts.
     pub counts: C,
+    /// Wall time spent on the cell in this process.
     pub elapsed: Duration,
     /// Instances evaluated in this process (not restored from a checkpoint).
     pub items: u64,
@@ -115,10 +122,13 @@ pub struct CellResult<C> {
 
 /// What a run produced: every cell, or an interruption.
 pub enum Outcome<C> {
+    /// Every cell's counts.
     Complete(Vec<CellResult<C>>),
     /// A stop was requested; finished chunks are in the journal.
     Interrupted {
+        /// Chunks finished (here or restored).
         chunks_done: usize,
+        /// Chunks in the run (or shard).
         chunks_total: usize,
     },
 }

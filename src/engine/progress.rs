@@ -7,15 +7,19 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// A bar if stderr is a terminal, else a line every `secs` seconds.
     Auto {
+        /// Seconds between plain lines when stderr is not a terminal.
         secs: u64,
     },
+    /// Nothing.
     Quiet,
 }
 
+/// The progress of one cell.
 pub struct Progress {
     bar: Option<ProgressBar>,
     done: Arc<AtomicU64>,
@@ -24,6 +28,7 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// Starts showing progress of `total` items labelled `label`.
     pub fn start(label: &str, total: u64, mode: Mode) -> Self {
         let done = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
@@ -78,6 +83,7 @@ impl Progress {
         progress
     }
 
+    /// Counts `n` more items done.
     pub fn add(&self, n: u64) {
         self.done.fetch_add(n, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
@@ -85,6 +91,7 @@ impl Progress {
         }
     }
 
+    /// Ends the display.
     pub fn finish(mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(h) = self.printer.take() {

@@ -4,37 +4,53 @@
 use serde::Serialize;
 use std::path::Path;
 
+/// `manifest.json`: run details kept apart from the deterministic tables.
 #[derive(Serialize)]
 pub struct Manifest<'a, C: Serialize> {
+    /// Always `runner`.
     pub tool: &'static str,
+    /// The crate version.
     pub version: &'static str,
+    /// `[experiment] study`.
     pub study: &'a str,
+    /// The config file as named on the command line.
     pub config_path: String,
     /// FNV-1a 64 of the normalised config, to tell runs of one config apart
     /// from runs of another.
     pub config_hash: String,
+    /// The config echo.
     pub config: &'a C,
+    /// `[experiment] seed`.
     pub seed: u64,
     /// Instances per chunk, one entry per cell.
     pub chunk_sizes: Vec<u64>,
+    /// Chunks run (this shard's, or all for a merge).
     pub chunks: u64,
     /// Shards of the whole run, and which one this is (0 for a merge).
     pub shards: u64,
+    /// Which shard this is.
     pub shard_index: u64,
     /// Shard result files a merge read.
     pub merged_from: Vec<String>,
+    /// Worker threads.
     pub threads: usize,
+    /// Start time, seconds since the Unix epoch.
     pub started_unix: u64,
+    /// Wall time of the run.
     pub elapsed_s: f64,
+    /// The machine it ran on.
     pub host: String,
+    /// Peak resident memory, where the OS reports it.
     pub peak_rss_mb: Option<f64>,
     /// What the run's check concluded: `passed` or `failed` (a shard
     /// always passes; its check is made at the merge).
     pub check: &'static str,
+    /// Files written, in order.
     pub outputs: Vec<String>,
 }
 
 impl<C: Serialize> Manifest<'_, C> {
+    /// Writes the manifest as pretty JSON, atomically.
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
@@ -71,6 +87,7 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
 
+/// Seconds since the Unix epoch.
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

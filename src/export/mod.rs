@@ -57,12 +57,14 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table with this header row.
     pub fn new(header: &[&str]) -> Self {
         let mut writer = csv::Writer::from_writer(Vec::new());
         writer.write_record(header).expect("writing to memory");
         Table { writer }
     }
 
+    /// Appends one row.
     pub fn row<I, S>(&mut self, fields: I)
     where
         I: IntoIterator<Item = S>,
@@ -71,12 +73,9 @@ impl Table {
         self.writer.write_record(fields).expect("writing to memory");
     }
 
+    /// The CSV text.
     pub fn into_bytes(self) -> Vec<u8> {
         self.writer.into_inner().expect("flushing to memory")
-    }
-
-    pub fn write(self, path: &Path) -> anyhow::Result<()> {
-        write_atomic(path, &self.into_bytes())
     }
 }
 

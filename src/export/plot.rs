@@ -10,10 +10,15 @@ use std::path::Path;
 /// One row of `stats.csv` or `rates.csv`: a cell's rate and its interval.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RatePoint {
+    /// Cards of the first player.
     pub n_first: u32,
+    /// Cards of the second player.
     pub n_second: u32,
+    /// First-player win rate.
     pub rate: f64,
+    /// Lower end of its 95% interval.
     pub low: f64,
+    /// Upper end of its 95% interval.
     pub high: f64,
 }
 
@@ -132,13 +137,19 @@ pub fn rate_svg(points: &[RatePoint], title: &str) -> anyhow::Result<String> {
 /// One row of `mu.csv`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MuCell {
+    /// (n_first, n_second) of the cell.
     pub cell: (u32, u32),
+    /// μ0 of the row.
     pub mu0: u32,
+    /// μ1 of the row.
     pub mu1: u32,
+    /// Weighted deals.
     pub deals: f64,
+    /// Weighted first-player wins.
     pub first_wins: f64,
 }
 
+/// Reads `mu.csv`; `what` names it in errors.
 pub fn read_mu(bytes: &[u8], what: &str) -> anyhow::Result<Vec<MuCell>> {
     let names = ["n_first", "n_second", "mu0", "mu1", "deals", "first_wins"];
     Ok(numeric_columns(bytes, &names, what)?

@@ -15,10 +15,12 @@ pub type Hand = [u8; MAX_RANKS];
 /// A deck as copies per rank; rank index `i` has strength `i + 1`.
 #[derive(Clone, Debug)]
 pub struct Deck {
+    /// Copies of each rank, weakest first.
     pub copies: Vec<u32>,
 }
 
 impl Deck {
+    /// Cards in the deck.
     pub fn cards(&self) -> u32 {
         self.copies.iter().sum()
     }
@@ -28,8 +30,11 @@ impl Deck {
 /// and how many physical deals it stands for.
 #[derive(Clone, Debug)]
 pub struct Deal {
+    /// The first player's hand.
     pub first: Hand,
+    /// The second player's hand.
     pub second: Hand,
+    /// Physical deals this deal stands for (1 when sampled).
     pub weight: u128,
 }
 
@@ -81,6 +86,7 @@ impl PerRankDealSpace {
         self.completions[0][self.n_first as usize][self.n_second as usize]
     }
 
+    /// No deal at all.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -276,6 +282,7 @@ impl DealSpace {
         self.completions[0][0][self.n_first as usize][self.n_second as usize]
     }
 
+    /// No pattern at all.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -430,6 +437,7 @@ pub struct Dealer {
 }
 
 impl Dealer {
+    /// A dealer over `deck`'s cards.
     pub fn new(deck: &Deck) -> Self {
         let mut cards = Vec::with_capacity(deck.cards() as usize);
         for (rank, &c) in deck.copies.iter().enumerate() {

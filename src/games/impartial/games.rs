@@ -31,6 +31,7 @@ impl Default for Arena {
 }
 
 impl Arena {
+    /// An arena holding only the empty game.
     pub fn new() -> Self {
         let mut a = Arena {
             options: Vec::new(),
@@ -81,6 +82,7 @@ impl Arena {
         self.nims.get(n as usize).copied()
     }
 
+    /// The options of game `g`.
     pub fn options(&self, g: GameId) -> &[GameId] {
         &self.options[g as usize]
     }
@@ -95,10 +97,12 @@ impl Arena {
         self.height[g as usize]
     }
 
+    /// Games interned so far.
     pub fn len(&self) -> usize {
         self.options.len()
     }
 
+    /// Never true: the empty game is always there.
     pub fn is_empty(&self) -> bool {
         self.options.is_empty()
     }
@@ -271,6 +275,7 @@ impl Compounds {
         v
     }
 
+    /// Forgets the memo when it has grown past its bound.
     pub fn clear_if_large(&mut self) {
         if self.both.len() + self.alternating.len() > SUMS_MEMO_LIMIT {
             self.both.clear();

@@ -108,6 +108,7 @@ pub fn fibonacci_first_player_wins(max: u32) -> Vec<bool> {
     (0..=max).map(|n| n >= 2 && w[n][n - 1]).collect()
 }
 
+/// Is `n` a Fibonacci number?
 pub fn is_fibonacci(n: u64) -> bool {
     let (mut a, mut b) = (1u64, 2u64);
     while a < n {

@@ -19,7 +19,9 @@ use num_bigint::BigInt;
 /// a_{i-1}; it exists to show that the permutation check can fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recurrence {
+    /// Recurrence (1) as the seed states it.
     Seed,
+    /// The deliberately wrong variant.
     Faulty,
 }
 
@@ -87,11 +89,14 @@ pub fn scaled_win_curve_big(s: u32, a: &[u32], horizon: u32, rule: Recurrence) -
 /// P^(d)_t for t = 0..=horizon, in i128 when it fits, else in big integers.
 #[derive(Clone, Debug)]
 pub enum Curve {
+    /// Every value fits i128.
     Fixed(Vec<i128>),
+    /// Some value needed big integers.
     Big(Vec<BigInt>),
 }
 
 impl Curve {
+    /// P^(d)_t for t = 0..=horizon, in whichever form fits.
     pub fn compute(s: u32, a: &[u32], horizon: u32, rule: Recurrence) -> Curve {
         match scaled_win_curve(s, a, horizon, rule) {
             Some(v) => Curve::Fixed(v),
@@ -99,6 +104,7 @@ impl Curve {
         }
     }
 
+    /// Number of values (horizon + 1).
     pub fn len(&self) -> usize {
         match self {
             Curve::Fixed(v) => v.len(),
@@ -106,10 +112,12 @@ impl Curve {
         }
     }
 
+    /// No values.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// P^(d)_t as a big integer.
     pub fn at(&self, t: usize) -> BigInt {
         match self {
             Curve::Fixed(v) => BigInt::from(v[t]),

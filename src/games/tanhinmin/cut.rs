@@ -2,7 +2,7 @@
 //! field and the same player moves again; playing it as the last card wins.
 
 use super::memo::BoundedMemo;
-use super::moves::{hand_after, legal_moves, Move};
+use super::moves::{Move, hand_after, legal_moves};
 use super::position::{Position, pack_position};
 
 /// Memoised minimax of the variant. Positions are not compressed, so the
@@ -11,10 +11,12 @@ pub struct CutSolver {
     /// Rank index of the cut rank.
     cut: usize,
     memo: BoundedMemo<bool>,
+    /// Positions expanded (memo misses), for run details.
     pub positions: u64,
 }
 
 impl CutSolver {
+    /// A solver for the cut rank of strength `cut_strength`, with a memo of `memo_bytes`.
     pub fn new(cut_strength: u32, memo_bytes: usize) -> Self {
         CutSolver {
             cut: cut_strength as usize - 1,

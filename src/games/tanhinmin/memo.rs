@@ -43,7 +43,9 @@ pub const MAX_KEY: u64 = (1 << 63) - 1;
 pub trait Slot {
     /// Largest key an entry can hold.
     const MAX_KEY: u128;
+    /// Reads the slot.
     fn load(&self) -> u128;
+    /// Writes the slot.
     fn store(&self, entry: u128);
 }
 
@@ -132,6 +134,7 @@ impl<S: Slot> BucketMemo<S> {
         }
     }
 
+    /// Bytes the table occupies.
     pub fn bytes(&self) -> usize {
         self.buckets * LINE_BYTES
     }
@@ -213,6 +216,7 @@ impl<S: Slot> BucketMemo<S> {
         self.slots.iter().filter(|s| s.load() != 0).count()
     }
 
+    /// No entry stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -250,6 +254,7 @@ pub struct BoundedMemo<V> {
 }
 
 impl<V: Copy> BoundedMemo<V> {
+    /// A memo of about `bytes` bytes.
     pub fn with_bytes(bytes: usize) -> Self {
         BoundedMemo {
             map: hashbrown::HashMap::new(),
@@ -259,11 +264,13 @@ impl<V: Copy> BoundedMemo<V> {
         }
     }
 
+    /// The stored value of `key`.
     #[inline]
     pub fn get(&self, key: u128) -> Option<V> {
         self.map.get(&key).copied()
     }
 
+    /// Stores `value`; a full memo is cleared first.
     pub fn insert(&mut self, key: u128, value: V) {
         if self.map.len() >= self.capacity {
             self.map.clear();

@@ -74,7 +74,12 @@ pub fn fewest_replies_move_if_won(mover: &[u8], other: &[u8], field: usize) -> O
 /// MAX_PACKED_RANKS` ranks, so that a caller trying several moves packs
 /// once.
 #[inline]
-pub(crate) fn fewest_replies_packed(mover: u128, other: u128, field: usize, ranks: usize) -> Option<Move> {
+pub(crate) fn fewest_replies_packed(
+    mover: u128,
+    other: u128,
+    field: usize,
+    ranks: usize,
+) -> Option<Move> {
     let hands = PackedHands {
         mover,
         other,

@@ -15,7 +15,9 @@ use crate::games::cards::{Hand, MAX_RANKS};
 /// A position (X, Y, r) on count arrays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
+    /// The hand of the player to move.
     pub mover: Hand,
+    /// The other player's hand.
     pub other: Hand,
     /// Number of rank slots in use.
     pub ranks: usize,

@@ -19,7 +19,9 @@ pub fn plain_mover_wins(x: &[u32], y: &[u32], r: u32) -> bool {
 /// even on an empty field, so play can cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoqOutcome {
+    /// The player to move wins.
     Win,
+    /// The player to move loses.
     Lose,
     /// Neither inductively won nor lost (only possible through endless passing).
     Neither,
@@ -110,12 +112,14 @@ impl Default for NaiveSolver {
 }
 
 impl NaiveSolver {
+    /// A solver with an empty memo.
     pub fn new() -> Self {
         Self {
             memo: HashMap::new(),
         }
     }
 
+    /// Solves one deal from an empty memo.
     pub fn solve_deal(&mut self, x: &[u32], y: &[u32], r: u32) -> bool {
         self.memo.clear();
         self.go(x, y, r)

@@ -16,16 +16,18 @@
 
 use super::formula::mover_wins_sorted;
 use super::memo::BoundedMemo;
-use super::moves::{hand_after, legal_moves, Move};
+use super::moves::{Move, hand_after, legal_moves};
 use super::position::{Position, pack_position};
 
 /// Memoised card-count minimax on compressed positions.
 pub struct ScoreSolver {
     memo: BoundedMemo<i8>,
+    /// Positions expanded (memo misses), for run details.
     pub positions: u64,
 }
 
 impl ScoreSolver {
+    /// A solver with a memo of about `memo_bytes`.
     pub fn new(memo_bytes: usize) -> Self {
         ScoreSolver {
             memo: BoundedMemo::with_bytes(memo_bytes),
@@ -110,6 +112,7 @@ pub fn c1_off_by_one(x: &[u32], y: &[u32], r: u32) -> i32 {
     if v > 0 { v + 1 } else { v }
 }
 
+/// A closed form for the value, on sorted lists (C1, or a deliberately wrong one).
 pub type Conjecture = fn(&[u32], &[u32], u32) -> i32;
 
 #[cfg(test)]

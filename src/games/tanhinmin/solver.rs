@@ -23,7 +23,9 @@
 
 use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
 use super::moves::Move;
-use super::ordering::{MoveOrder, fewest_replies_move, fewest_replies_move_if_won, fewest_replies_packed, losing_move};
+use super::ordering::{
+    MoveOrder, fewest_replies_move, fewest_replies_move_if_won, fewest_replies_packed, losing_move,
+};
 use super::packed::{self, MAX_PACKED_RANKS};
 use super::position::{Position, canonical_key, key_of};
 use super::strategy::proof_move_counts;
@@ -112,6 +114,7 @@ pub struct Solver {
 }
 
 impl Solver {
+    /// A solver with a private memo of `memo_bytes` and the default move order.
     pub fn new(memo_bytes: usize) -> Self {
         Self::with_order(memo_bytes, MoveOrder::default())
     }
@@ -124,6 +127,7 @@ impl Solver {
         s
     }
 
+    /// A solver with a private memo of `memo_bytes` and the move order `order`.
     pub fn with_order(memo_bytes: usize, order: MoveOrder) -> Self {
         Solver {
             shared: None,
@@ -508,4 +512,3 @@ impl Solver {
         }
     }
 }
-

@@ -14,13 +14,13 @@ use crate::games::tanhinmin::cut::CutSolver;
 use crate::games::tanhinmin::formula::mover_wins_counts;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
-use crate::study::{BuildContext, Study, Summary};
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
     DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, validate_small_deck,
 };
+use crate::study::{BuildContext, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -39,12 +39,18 @@ pub fn validate(config: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// A deal where the plain μ test misnames the variant's winner.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CutFailure {
+    /// Global chunk index.
     pub chunk: u64,
+    /// Deal within the chunk.
     pub seq: u64,
+    /// The first hand, as counts per rank.
     pub first: Vec<u8>,
+    /// The second hand, as counts per rank.
     pub second: Vec<u8>,
+    /// Does the first player win the variant?
     pub variant_first_wins: bool,
 }
 
@@ -54,22 +60,31 @@ impl Located for CutFailure {
     }
 }
 
+/// Counts of one cell.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CutCounts {
+    /// Weighted deals.
     pub deals: u128,
+    /// Weighted deals the first player wins.
     pub first_wins: u128,
     /// Deals where the plain game's μ test names the variant's winner.
     pub formula_agree: u128,
+    /// Deals where it does not.
     pub formula_disagree: u128,
     /// Deals whose winner differs from the plain game's.
     pub winner_changed: u128,
+    /// The first failures, in (chunk, seq) order.
     pub failures: FailureList<CutFailure>,
+    /// Positions the variant solver expanded; run detail only.
     #[serde(skip)]
     pub positions: u64,
 }
 
+/// The 8-cut study.
 pub struct CutStudy {
+    /// The deals.
     pub source: DealSource,
+    /// Strength of the cut rank.
     pub cut: u32,
     memo_bytes: usize,
     /// For the plain game's solver, whose table is fixed-size.
@@ -233,4 +248,3 @@ impl Study for CutStudy {
         Summary::measured(lines)
     }
 }
-

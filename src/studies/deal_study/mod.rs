@@ -18,8 +18,11 @@ use serde::{Deserialize, Serialize};
 
 /// A deal and where it sits in the run.
 pub struct DealInstance {
+    /// Global chunk index.
     pub chunk: u64,
+    /// Position of the deal in its chunk.
     pub seq: u64,
+    /// The deal.
     pub deal: Deal,
 }
 
@@ -43,17 +46,24 @@ pub fn sample_chunk(cards: u32) -> u64 {
 /// The deals of a config's cells, enumerated or sampled, for any study
 /// that evaluates deals: one cell per `[hands] sizes` entry.
 pub struct DealSource {
+    /// Exhaustive or sampled.
     pub mode: Mode,
+    /// Seed of the random streams.
     pub seed: u64,
+    /// The deck.
     pub deck: Deck,
+    /// The cells, as [n_first, n_second].
     pub cells: Vec<[u32; 2]>,
+    /// The starting field.
     pub field: u32,
+    /// Deals per cell in sample mode.
     pub deals_per_cell: u64,
     /// Rank patterns of each cell in exhaustive mode.
     spaces: Vec<Option<DealSpace>>,
 }
 
 impl DealSource {
+    /// The deals of `config`'s cells.
     pub fn new(config: &Config) -> Self {
         Self::with_distinguished_rank(config, None)
     }
@@ -90,6 +100,7 @@ impl DealSource {
         }
     }
 
+    /// Ranks of the deck.
     pub fn ranks(&self) -> usize {
         self.deck.copies.len()
     }
@@ -105,6 +116,7 @@ impl DealSource {
             .collect()
     }
 
+    /// Deals per chunk of `cell`.
     pub fn chunk_size(&self, cell: usize) -> u64 {
         match self.mode {
             Mode::Exhaustive => EXHAUSTIVE_CHUNK,
@@ -115,6 +127,7 @@ impl DealSource {
         }
     }
 
+    /// A cell as shown in progress lines.
     pub fn cell_label(&self, cell: usize) -> String {
         let [a, b] = self.cells[cell];
         format!("{a}x{b} field {}", self.field)
@@ -157,10 +170,15 @@ impl DealSource {
 /// is an engine [`Workload`] through the impl below, so
 /// it only says what a worker is and what one deal adds to the counts.
 pub trait DealStudy: Sync {
+    /// What evaluating deals accumulates; serialised for checkpoints and shards.
     type Counts: Default + Send + serde::Serialize + serde::de::DeserializeOwned;
+    /// Per-thread scratch, such as a solver.
     type Worker: Send;
+    /// The deals to evaluate.
     fn source(&self) -> &DealSource;
+    /// Fresh per-thread scratch.
     fn new_worker(&self) -> Self::Worker;
+    /// Adds one deal to `counts`.
     fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
     /// Must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
@@ -200,7 +218,6 @@ impl<T: DealStudy> Workload for T {
     }
 }
 
-
 /// The memo bytes a run of `source` can use: `[solver] memo_mb`, capped by
 /// a rough need. A small run cannot fill a large memo, and the tables are
 /// fixed-size with random bucket order, so every page of one would be
@@ -216,7 +233,9 @@ pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
         .zip(source.cell_sizes())
         .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
         .fold(0usize, |acc, x| acc.saturating_add(x));
-    (config.solver.memo_mb as usize).saturating_mul(1 << 20).min(need.max(16 << 20))
+    (config.solver.memo_mb as usize)
+        .saturating_mul(1 << 20)
+        .min(need.max(16 << 20))
 }
 
 /// The config checks of a deal study whose solver keys positions by

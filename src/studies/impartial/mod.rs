@@ -12,7 +12,6 @@ pub use crate::config::tables::ImpartialConfig;
 use crate::games::impartial::games::{self, Arena, Compounds, GameId, Sums};
 use crate::games::impartial::rules;
 
-
 fn check_range(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
     if v < lo || v > hi {
         return Err(format!(
@@ -26,7 +25,9 @@ fn check_range(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
 /// wrong; it exists to show the check can fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SumRule {
+    /// The sum's value is the xor of the values (the theorem).
     Xor,
+    /// The deliberately wrong sum of the values.
     Plus,
 }
 
@@ -81,6 +82,7 @@ pub struct Impartial {
     fibonacci_first_wins: Vec<bool>,
 }
 
+/// Per-thread memo tables.
 pub struct Scratch {
     sums: Sums,
     compounds: Compounds,
@@ -89,6 +91,7 @@ pub struct Scratch {
 }
 
 impl Impartial {
+    /// The suite for `cfg`; `sum_rule` picks the rule the sum claim is checked against.
     pub fn new(cfg: ImpartialConfig, seed: u64, sum_rule: SumRule) -> Self {
         let mut arena = Arena::new();
         arena.nim(cfg.max_heap.max(cfg.combinator_max_heap).max(16));

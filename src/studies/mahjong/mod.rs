@@ -13,10 +13,9 @@
 use crate::claims::{ClaimSpec, Suite, Verdict};
 use crate::config::Config;
 pub use crate::config::tables::{MahjongConfig, MahjongRange};
+use crate::games::mahjong::recurrence::{Curve, Recurrence};
 use hashbrown::HashMap;
 use rayon::prelude::*;
-use crate::games::mahjong::recurrence::{Curve, Recurrence};
-
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -38,6 +37,7 @@ struct Check {
     hashes: Vec<u64>,
 }
 
+/// The mahjong claim suite.
 pub struct Mahjong {
     rule: Recurrence,
     checks: Vec<Check>,
@@ -101,6 +101,7 @@ impl Check {
 }
 
 impl Mahjong {
+    /// The suite for `cfg`, run with recurrence `rule`.
     pub fn new(cfg: &MahjongConfig, rule: Recurrence) -> Self {
         let mut checks = Vec::new();
         let mut specs = Vec::new();

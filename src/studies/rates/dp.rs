@@ -20,7 +20,9 @@ use hashbrown::HashMap;
 /// Deals and first-player wins of one cell, by the formula.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// Weighted deals.
     pub deals: u128,
+    /// Weighted deals the formula says the first player wins.
     pub first_wins: u128,
 }
 

@@ -8,24 +8,29 @@ pub mod dp;
 use crate::config::{Config, Mode};
 use crate::engine::{CellResult, Chunk, Workload};
 use crate::export::Table;
-use crate::study::{BuildContext, Study, Summary};
 use crate::studies::deal_study::columns::{RATE_HEADER, rate_fields, rate_text_of};
+use crate::study::{BuildContext, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The exact-rates study.
 pub struct Rates {
     copies: Vec<u32>,
     cells: Vec<[u32; 2]>,
     field: u32,
 }
 
+/// Counts of one cell.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RateCounts {
+    /// Physical deals.
     pub deals: u128,
+    /// Deals the first player wins.
     pub first_wins: u128,
 }
 
 impl Rates {
+    /// The study for `config`'s cells.
     pub fn new(config: &Config) -> Self {
         Rates {
             copies: config.copies(),

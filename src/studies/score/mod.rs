@@ -19,26 +19,33 @@ use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::games::cards::strengths;
-use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_off_by_one, c1_value};
 use crate::games::tanhinmin::position::Position;
-use crate::study::{BuildContext, Study, Summary};
+use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_off_by_one, c1_value};
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
     DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget,
 };
+use crate::study::{BuildContext, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// A deal where C1 misnames the value.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct C1Failure {
+    /// Global chunk index.
     pub chunk: u64,
+    /// Deal within the chunk.
     pub seq: u64,
+    /// The first hand, as counts per rank.
     pub first: Vec<u8>,
+    /// The second hand, as counts per rank.
     pub second: Vec<u8>,
+    /// The value by minimax.
     pub score: i32,
+    /// The value C1 gives.
     pub c1: i32,
 }
 
@@ -48,21 +55,31 @@ impl Located for C1Failure {
     }
 }
 
+/// Counts of one cell.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ScoreCounts {
+    /// Weighted deals.
     pub deals: u128,
+    /// Weighted deals the first player wins.
     pub first_wins: u128,
     /// Weighted deals per score.
     pub scores: BTreeMap<i32, u128>,
+    /// Weighted deals where C1 gives the value.
     pub c1_agree: u128,
+    /// Weighted deals where it does not.
     pub c1_disagree: u128,
+    /// The first failures, in (chunk, seq) order.
     pub failures: FailureList<C1Failure>,
+    /// Positions expanded; run detail only.
     #[serde(skip)]
     pub positions: u64,
 }
 
+/// The card-count study.
 pub struct ScoreStudy {
+    /// The deals.
     pub source: DealSource,
+    /// The closed form checked (C1, or a wrong one under `--inject-fault`).
     pub conjecture: Conjecture,
     memo_bytes: usize,
 }
@@ -219,4 +236,3 @@ impl Study for ScoreStudy {
         )
     }
 }
-

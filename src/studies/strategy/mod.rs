@@ -17,13 +17,13 @@ use crate::games::tanhinmin::moves::{Move, hand_after, legal_moves};
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
 use crate::games::tanhinmin::strategy::{Strategy, proof_move, weakest_move};
-use crate::study::{BuildContext, Study, Summary};
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
     DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget,
 };
+use crate::study::{BuildContext, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -43,18 +43,26 @@ fn text(cards: &[u32]) -> String {
 /// One position where a claim of the proof fails.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct StrategyFailure {
+    /// Global chunk index.
     pub chunk: u64,
+    /// Deal within the chunk.
     pub seq: u64,
     /// Move number on the line (0 is the deal itself).
     pub ply: u32,
+    /// The mover's cards.
     pub mover: String,
+    /// The other player's cards.
     pub other: String,
+    /// The field.
     pub field: u32,
+    /// μ(X, Y- + {r}).
     pub mu0: u32,
+    /// μ(Y, X-).
     pub mu1: u32,
     /// `winning-move` (μ0 > μ1 but the proof's move loses) or `all-moves-lose`
     /// (μ0 <= μ1 but this move wins).
     pub claim: String,
+    /// The move at fault.
     pub bad_move: String,
 }
 
@@ -64,20 +72,26 @@ impl Located for StrategyFailure {
     }
 }
 
+/// Counts of one cell.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct StrategyCounts {
+    /// Weighted deals.
     pub deals: u128,
+    /// Weighted deals the first player wins.
     pub first_wins: u128,
     /// Distinct deals whose lines were played.
     pub lines: u64,
     /// Positions with μ0 > μ1 where the proof's move was checked.
     pub win_positions: u64,
+    /// Winning positions where the proof's move lost.
     pub win_failures: u64,
     /// Positions with μ0 <= μ1 where every move was checked.
     pub lose_positions: u64,
+    /// Losing positions where some move won.
     pub lose_failures: u64,
     /// Moves checked at losing positions.
     pub lose_moves: u64,
+    /// The first failures, in (chunk, seq, ply) order.
     pub failures: FailureList<StrategyFailure>,
 }
 
@@ -95,12 +109,16 @@ impl StrategyCounts {
     }
 }
 
+/// The proof's-strategy study.
 pub struct StrategyStudy {
+    /// The deals.
     pub source: DealSource,
+    /// The strategy checked (the proof's, or a wrong one under `--inject-fault`).
     pub strategy: Strategy,
     memo_bytes: usize,
 }
 
+/// A thread's solver.
 pub struct Worker {
     solver: Solver,
 }

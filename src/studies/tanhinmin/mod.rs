@@ -10,10 +10,10 @@ use crate::games::tanhinmin::memo;
 use crate::games::tanhinmin::ordering::MoveOrder;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
-use crate::study::{BuildContext, Study, Summary};
 use crate::studies::deal_study::{
     DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget,
 };
+use crate::study::{BuildContext, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -30,18 +30,23 @@ pub fn broken_claim(mu0: u32, mu1: u32) -> bool {
     mu0 >= mu1
 }
 
+/// The headline study: minimax against the formula on every deal.
 pub struct Tanhinmin {
     /// Which deals each cell holds.
     pub source: DealSource,
     /// One memo for all threads; positions too large for it use a private
     /// memo per worker of `memo_bytes_per_worker`.
     pub shared_memo: std::sync::Arc<memo::SharedMemo>,
+    /// Private memo bytes per worker, for positions too large for the shared table.
     pub memo_bytes_per_worker: usize,
+    /// The search's move order (speed only).
     pub order: MoveOrder,
+    /// The claim checked: the theorem, or a wrong one under `--inject-fault`.
     pub claim: Claim,
 }
 
 impl Tanhinmin {
+    /// The study for `config`, for `threads` workers, checking `claim`.
     pub fn new(config: &Config, threads: usize, claim: Claim) -> Self {
         let source = DealSource::new(config);
         let cells = source.cells.clone();
@@ -79,14 +84,21 @@ impl Tanhinmin {
 pub struct Disagreement {
     /// Where the deal came from, for a fixed order across threads and shards.
     pub chunk: u64,
+    /// Deal within the chunk.
     pub seq: u64,
     /// Counts per rank, strongest rank last.
     pub first: Vec<u8>,
+    /// The second hand, as counts per rank.
     pub second: Vec<u8>,
+    /// Physical deals this deal stands for.
     pub weight: u128,
+    /// Does the first player win by minimax?
     pub minimax: bool,
+    /// ... by the claim?
     pub formula: bool,
+    /// μ0 of the deal.
     pub mu0: u32,
+    /// μ1 of the deal.
     pub mu1: u32,
 }
 
@@ -105,6 +117,7 @@ pub const MU_SIDE: usize = 64;
 pub struct MuTable {
     /// Weighted deals and first-player wins at `μ0 * MU_SIDE + μ1`.
     pub deals: Vec<u128>,
+    /// Weighted first-player wins at the same slot.
     pub wins: Vec<u128>,
 }
 
@@ -128,6 +141,7 @@ impl From<Vec<MuEntry>> for MuTable {
 }
 
 impl MuTable {
+    /// Adds `deals` deals and `wins` first-player wins at (μ0, μ1).
     #[inline]
     pub fn add(&mut self, mu0: u32, mu1: u32, deals: u128, wins: u128) {
         if self.deals.is_empty() {
@@ -139,6 +153,7 @@ impl MuTable {
         self.wins[slot] += wins;
     }
 
+    /// The nonzero cells.
     pub fn entries(&self) -> impl Iterator<Item = MuEntry> + '_ {
         self.deals
             .iter()
@@ -160,11 +175,15 @@ impl MuTable {
 pub struct CellCounts {
     /// Physical deals (weighted in exhaustive mode).
     pub deals: u128,
+    /// Weighted deals the first player wins.
     pub first_wins: u128,
+    /// Weighted deals where minimax and the claim agree.
     pub agree: u128,
+    /// Weighted deals where they disagree.
     pub disagree: u128,
     /// Instances evaluated: distinct deals in exhaustive mode.
     pub evaluated: u64,
+    /// Deals and wins per (μ0, μ1).
     pub mu: MuTable,
     /// The first disagreements in (chunk, seq) order; all are counted in
     /// `disagree`.
@@ -187,7 +206,9 @@ impl CellCounts {
     }
 }
 
+/// A thread's solver.
 pub struct Worker {
+    /// The solver, kept across deals.
     pub solver: Solver,
 }
 

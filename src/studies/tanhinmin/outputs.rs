@@ -98,4 +98,3 @@ pub fn deterministic_tables(
 pub fn run_details(study: &Tanhinmin, results: &[CellResult<CellCounts>]) -> Vec<u8> {
     deal_run_details(&study.source, results, |c| c.positions)
 }
-
