@@ -5,6 +5,7 @@
 
 pub mod tables;
 
+use crate::error::Refused;
 use crate::games::cards::{DealSpace, Deck, MAX_RANKS};
 use crate::games::tanhinmin::ordering::MoveOrder;
 use crate::stats::binomial;
@@ -155,37 +156,25 @@ impl Default for SolverConfig {
     }
 }
 
-/// A config problem, already phrased as the one line the user sees.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 /// Largest number of cards in play (both hands), bounded by the memo key.
 pub const MAX_CARDS_IN_PLAY: u32 = 60;
 
 impl Config {
     /// Reads, parses and checks a config file.
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    pub fn load(path: &Path) -> Result<Config, Refused> {
         let shown = path.display();
         let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError(format!("{shown}: cannot read config: {e}")))?;
+            .map_err(|e| Refused(format!("{shown}: cannot read config: {e}")))?;
         Config::parse(&text, &shown.to_string())
     }
 
     /// Parses and checks config text; `origin` names it in errors.
-    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+    pub fn parse(text: &str, origin: &str) -> Result<Config, Refused> {
         let config: Config =
-            toml::from_str(text).map_err(|e| ConfigError(describe_toml_error(origin, text, &e)))?;
+            toml::from_str(text).map_err(|e| Refused(describe_toml_error(origin, text, &e)))?;
         config
             .validate()
-            .map_err(|msg| ConfigError(format!("{origin}: {msg}")))?;
+            .map_err(|msg| Refused(format!("{origin}: {msg}")))?;
         Ok(config)
     }
 

@@ -15,8 +15,9 @@ pub mod strategy;
 pub mod tanhinmin;
 
 use crate::claims::{ClaimStudy, Suite};
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
 use crate::driver::{self, RunContext, RunOutcome, ShardResults};
+use crate::error::Refused;
 use crate::study::{Check, Study};
 use std::path::Path;
 
@@ -76,17 +77,17 @@ pub fn find(name: &str) -> Option<&'static StudyEntry> {
 }
 
 /// Reads, parses and checks a config file, the study's part included.
-pub fn load_config(path: &Path) -> Result<Config, ConfigError> {
+pub fn load_config(path: &Path) -> Result<Config, Refused> {
     let config = Config::load(path)?;
-    check(&config).map_err(|msg| ConfigError(format!("{}: {msg}", path.display())))?;
+    check(&config).map_err(|msg| Refused(format!("{}: {msg}", path.display())))?;
     Ok(config)
 }
 
 /// Parses and checks config text, the study's part included; `origin`
 /// names it in errors.
-pub fn parse_config(text: &str, origin: &str) -> Result<Config, ConfigError> {
+pub fn parse_config(text: &str, origin: &str) -> Result<Config, Refused> {
     let config = Config::parse(text, origin)?;
-    check(&config).map_err(|msg| ConfigError(format!("{origin}: {msg}")))?;
+    check(&config).map_err(|msg| Refused(format!("{origin}: {msg}")))?;
     Ok(config)
 }
 

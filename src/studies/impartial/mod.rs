@@ -351,13 +351,6 @@ impl Impartial {
     fn check_value_claim(&self, s: &mut Scratch, claim: usize, i: u64) -> Verdict {
         use Claim::*;
         let a = &self.arena;
-        let verdict = |holds: bool, what: &dyn Fn() -> String| {
-            if holds {
-                Verdict::Holds
-            } else {
-                Verdict::Fails(what())
-            }
-        };
         match self.claims[claim].0 {
             SumXor => {
                 let (g, h) = self.pair(i);
@@ -461,13 +454,6 @@ impl Impartial {
     fn check_classic_claim(&self, s: &mut Scratch, claim: usize, i: u64) -> Verdict {
         use Claim::*;
         let a = &self.arena;
-        let verdict = |holds: bool, what: &dyn Fn() -> String| {
-            if holds {
-                Verdict::Holds
-            } else {
-                Verdict::Fails(what())
-            }
-        };
         match self.claims[claim].0 {
             NimXor => {
                 let heaps = rules::heap_tuple(i, self.cfg.max_heaps, self.cfg.max_heap);
@@ -560,13 +546,6 @@ impl Impartial {
     fn check_dubious_claim(&self, s: &mut Scratch, claim: usize, i: u64) -> Verdict {
         use Claim::*;
         let a = &self.arena;
-        let verdict = |holds: bool, what: &dyn Fn() -> String| {
-            if holds {
-                Verdict::Holds
-            } else {
-                Verdict::Fails(what())
-            }
-        };
         match self.claims[claim].0 {
             BothNim | AltNim => {
                 let n = u64::from(self.cfg.combinator_max_heap + 1);
@@ -735,6 +714,16 @@ impl Suite for Impartial {
                 self.check_dubious_claim(s, claim, i)
             }
         }
+    }
+}
+
+/// `Holds` when `holds`, else a failure described by `what` (built only
+/// then: descriptions print whole games).
+fn verdict(holds: bool, what: &dyn Fn() -> String) -> Verdict {
+    if holds {
+        Verdict::Holds
+    } else {
+        Verdict::Fails(what())
     }
 }
 
