@@ -21,43 +21,24 @@ pub fn reduced_fraction(num: u128, den: u128) -> String {
 }
 
 /// `num/den` as a decimal with `places` digits, rounded half up, computed by
-/// long division so it is exact whatever the size of the integers.
+/// long division on big integers, so it is exact whatever the size of the
+/// integers (a remainder times ten can pass u128 for denominators above
+/// 2^124).
 pub fn exact_decimal(num: u128, den: u128, places: usize) -> String {
+    use num_bigint::BigUint;
     if den == 0 {
         return String::new();
     }
-    let mut whole = num / den;
-    let mut rem = num % den;
-    let mut digits = Vec::with_capacity(places + 1);
-    for _ in 0..=places {
-        // rem < den, so rem * 10 can only overflow for den > u128::MAX / 10,
-        // far beyond any deal count this tool can produce.
-        rem *= 10;
-        digits.push((rem / den) as u8);
-        rem %= den;
-    }
-    let round_up = digits.pop().is_some_and(|d| d >= 5);
-    if round_up {
-        let mut i = digits.len();
-        loop {
-            if i == 0 {
-                whole += 1;
-                break;
-            }
-            i -= 1;
-            if digits[i] == 9 {
-                digits[i] = 0;
-            } else {
-                digits[i] += 1;
-                break;
-            }
-        }
-    }
-    let frac: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
+    let scale = BigUint::from(10u32).pow(places as u32);
+    let (num, den) = (BigUint::from(num), BigUint::from(den));
+    // Rounded half up: floor((2 num scale + den) / (2 den)).
+    let scaled: BigUint = (num * &scale * 2u32 + &den) / (den * 2u32);
+    let whole = &scaled / &scale;
+    let frac = (&scaled % &scale).to_string();
     if places == 0 {
         whole.to_string()
     } else {
-        format!("{whole}.{frac}")
+        format!("{whole}.{frac:0>places$}")
     }
 }
 
@@ -119,6 +100,10 @@ mod tests {
         assert_eq!(exact_decimal(9999, 10000, 3), "1.000");
         assert_eq!(exact_decimal(661, 1225, 12), "0.539591836735");
         assert_eq!(exact_decimal(7, 7, 2), "1.00");
+        // Denominators near u128::MAX: the remainder times ten passes u128.
+        assert_eq!(exact_decimal(u128::MAX / 3, u128::MAX, 9), "0.333333333");
+        assert_eq!(exact_decimal(u128::MAX - 1, u128::MAX, 5), "1.00000");
+        assert_eq!(exact_decimal(u128::MAX / 2, u128::MAX, 1), "0.5");
     }
 
     #[test]

@@ -116,11 +116,28 @@ pub enum Copies {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Hands {
-    /// Cells as `[n_first, n_second]`.
+    /// Cells as `[n_first, n_second]`; a cell of any other length is
+    /// refused, not cut to two.
+    #[serde(deserialize_with = "cells")]
     pub sizes: Vec<[u32; 2]>,
     /// Strength of the card on the field at the start; 0 is an empty field.
     #[serde(default)]
     pub field: u32,
+}
+
+/// Reads `[hands] sizes`, refusing a cell that is not a pair.
+fn cells<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<[u32; 2]>, D::Error> {
+    let raw: Vec<Vec<u32>> = Vec::deserialize(d)?;
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, cell)| match cell[..] {
+            [a, b] => Ok([a, b]),
+            _ => Err(serde::de::Error::custom(format!(
+                "sizes[{i}] has {} numbers; a cell is [n_first, n_second]",
+                cell.len()
+            ))),
+        })
+        .collect()
 }
 
 /// `[output]`.
@@ -163,7 +180,7 @@ impl Config {
     /// Reads, parses and checks a config file.
     pub fn load(path: &Path) -> Result<Config, Refused> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path)
+        let text = read_limited(path, MAX_CONFIG_BYTES)
             .map_err(|e| Refused(format!("{shown}: cannot read config: {e}")))?;
         Config::parse(&text, &shown.to_string())
     }
@@ -244,12 +261,12 @@ impl Config {
                     "[hands] sizes[{i}]: both hands need at least one card, got [{a}, {b}]"
                 ));
             }
-            if a + b > deck_size {
+            if u64::from(a) + u64::from(b) > u64::from(deck_size) {
                 return Err(format!(
                     "[hands] sizes[{i}]: {a} + {b} cards is more than the {deck_size}-card deck holds"
                 ));
             }
-            if a + b > MAX_CARDS_IN_PLAY {
+            if u64::from(a) + u64::from(b) > u64::from(MAX_CARDS_IN_PLAY) {
                 return Err(format!(
                     "[hands] sizes[{i}]: {a} + {b} cards is more than the {MAX_CARDS_IN_PLAY} the solver supports"
                 ));
@@ -264,6 +281,22 @@ impl Config {
         Ok(())
     }
 
+    /// Deck and hands are well formed, and every cell's number of physical
+    /// deals fits the exact u128 counts (for studies that count every deal,
+    /// such as the rates DP).
+    pub fn validate_exact_cells(config: &Config) -> Result<(), String> {
+        Config::validate_deck_and_cells(config)?;
+        let deck_size: u32 = config.copies().iter().sum();
+        for (i, &[a, b]) in config.hands.sizes.iter().enumerate() {
+            if total_deals(deck_size, a, b).is_none() {
+                return Err(format!(
+                    "[hands] sizes[{i}]: [{a}, {b}] from a {deck_size}-card deck has more deals than exact 128-bit counts hold"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// In exhaustive mode, every cell's deals can be enumerated.
     pub fn validate_enumerable(config: &Config) -> Result<(), String> {
         let h = &config.hands;
@@ -273,10 +306,9 @@ impl Config {
                 copies: config.copies(),
             };
             for (i, &[a, b]) in h.sizes.iter().enumerate() {
-                let total = binomial(deck_size, a)
-                    .and_then(|x| Some((x, binomial(deck_size - a, b)?)))
-                    .and_then(|(x, y)| x.checked_mul(y));
-                if total.is_none() || DealSpace::new(&deck, a, b, h.field).is_none() {
+                if total_deals(deck_size, a, b).is_none()
+                    || DealSpace::new(&deck, a, b, h.field).is_none()
+                {
                     return Err(format!(
                         "[hands] sizes[{i}]: [{a}, {b}] has too many deals to enumerate; use mode = \"sample\""
                     ));
@@ -311,6 +343,26 @@ impl Config {
         if e.name.trim().is_empty() {
             return Err("[experiment] name: must not be empty".into());
         }
+        if e.name == "."
+            || e.name == ".."
+            || !e
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            return Err(format!(
+                "[experiment] name: `{}` must be a plain name (letters, digits, `-`, `_`, `.`), since it names the results directory",
+                e.name.escape_debug()
+            ));
+        }
+        if self
+            .output
+            .dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+        {
+            return Err("[output] dir: must not be empty; leave it out for results/<name>".into());
+        }
         if e.mode == Mode::Sample {
             match e.deals {
                 None => return Err("[experiment] deals: required in sample mode".into()),
@@ -323,6 +375,32 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// A config is a few hundred bytes; anything past this is not one (and
+/// `/dev/zero` must not fill the memory).
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Reads at most `limit` bytes of UTF-8 text, refusing a longer file.
+fn read_limited(path: &Path, limit: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "longer than {} KiB; not a config",
+            limit >> 10
+        )));
+    }
+    Ok(text)
+}
+
+/// Physical deals of `a` and `b` cards from `deck_size` cards, or `None`
+/// when they do not fit in u128.
+fn total_deals(deck_size: u32, a: u32, b: u32) -> Option<u128> {
+    binomial(deck_size, a)?.checked_mul(binomial(deck_size.checked_sub(a)?, b)?)
 }
 
 /// Turns a TOML or serde error into one line: file, table and key, line, message.

@@ -15,7 +15,7 @@ pub mod strategy;
 pub mod tanhinmin;
 
 use crate::claims::{ClaimStudy, Suite};
-use crate::config::Config;
+use crate::config::{Config, Mode, SolverConfig};
 use crate::driver::{self, RunContext, RunOutcome, ShardResults};
 use crate::error::Refused;
 use crate::study::{Check, Study};
@@ -32,9 +32,13 @@ pub struct StudyEntry {
     pub run: fn(&Config, &RunContext) -> anyhow::Result<RunOutcome>,
     /// Merges the shards of a run.
     pub merge: fn(ShardResults, &RunContext) -> anyhow::Result<Check>,
+    /// Accepts `mode = "sample"`: draws random deals.
+    pub samples: bool,
+    /// Reads `[solver]`: searches positions with a memo.
+    pub solves: bool,
 }
 
-/// The registry line of a study.
+/// The registry line of a study of deals, which samples and solves.
 const fn entry<S: Study>(
     name: &'static str,
     validate: fn(&Config) -> Result<(), String>,
@@ -47,18 +51,28 @@ where
         validate,
         run: driver::run::<S>,
         merge: driver::merge::<S>,
+        samples: true,
+        solves: true,
     }
 }
 
-/// The registry line of a claim suite.
+/// The registry line of a claim suite: every instance, no solver.
 const fn suite<S: Suite>(name: &'static str) -> StudyEntry {
-    entry::<ClaimStudy<S>>(name, S::validate)
+    StudyEntry {
+        samples: false,
+        solves: false,
+        ..entry::<ClaimStudy<S>>(name, S::validate)
+    }
 }
 
 /// Every study, by name.
 pub const REGISTRY: &[StudyEntry] = &[
     entry::<tanhinmin::Tanhinmin>("tanhinmin", Config::validate_deck_and_hands),
-    entry::<rates::Rates>("rates", Config::validate_deck_and_cells),
+    StudyEntry {
+        samples: false,
+        solves: false,
+        ..entry::<rates::Rates>("rates", Config::validate_exact_cells)
+    },
     entry::<strategy::StrategyStudy>("strategy", Config::validate_deck_and_hands),
     entry::<score::ScoreStudy>("score", deal_study::validate_small_deck),
     entry::<cut::CutStudy>("cut", cut::validate),
@@ -91,7 +105,8 @@ pub fn parse_config(text: &str, origin: &str) -> Result<Config, Refused> {
     Ok(config)
 }
 
-/// The study exists, and its own checks pass.
+/// The study exists, the config sets nothing the study would ignore, and
+/// the study's own checks pass.
 fn check(config: &Config) -> Result<(), String> {
     let study = &config.experiment.study;
     let Some(entry) = find(study) else {
@@ -100,7 +115,43 @@ fn check(config: &Config) -> Result<(), String> {
             names().join(", ")
         ));
     };
+    refuse_unused(config, entry)?;
     (entry.validate)(config)
+}
+
+/// A key or table the study does not read is refused, naming it: a config
+/// written for another study must fail loudly, not run as something else.
+fn refuse_unused(config: &Config, entry: &StudyEntry) -> Result<(), String> {
+    let unused = |what: &str| {
+        Err(format!(
+            "{what}: not used by study `{}`; remove it",
+            entry.name
+        ))
+    };
+    // The tables that belong to one study are named after it.
+    for (table, present) in [
+        ("cut", config.cut.is_some()),
+        ("impartial", config.impartial.is_some()),
+        ("mahjong", config.mahjong.is_some()),
+    ] {
+        if present && table != entry.name {
+            return unused(&format!("[{table}]"));
+        }
+    }
+    let e = &config.experiment;
+    if e.mode == Mode::Sample && !entry.samples {
+        return Err(format!(
+            "[experiment] mode: study `{}` checks every instance; use mode = \"exhaustive\"",
+            entry.name
+        ));
+    }
+    if e.mode == Mode::Exhaustive && e.deals.is_some() {
+        return unused("[experiment] deals (only sample mode draws deals)");
+    }
+    if !entry.solves && config.solver != SolverConfig::default() {
+        return unused("[solver]");
+    }
+    Ok(())
 }
 
 #[cfg(test)]

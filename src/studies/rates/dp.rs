@@ -16,6 +16,7 @@
 
 use crate::stats::binomial;
 use hashbrown::HashMap;
+use num_bigint::BigUint;
 
 /// Deals and first-player wins of one cell, by the formula.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,21 +51,91 @@ fn unpack(k: u64) -> (u32, u32, u32, u32, i32) {
 /// cards of rank r+1, and how many the player to move wins by the theorem,
 /// with the field of strength `field` (0: empty). The field card is a
 /// strength only, not taken from the deck, as in the runner's configs.
-pub fn formula_tally(copies: &[u32], n_first: u32, n_second: u32, field: u32) -> Tally {
+///
+/// Counted in u128 with checked arithmetic; if any step would overflow, the
+/// same programme runs again on big integers. `None` only when the final
+/// counts themselves pass u128 (the config check refuses such cells).
+pub fn formula_tally(copies: &[u32], n_first: u32, n_second: u32, field: u32) -> Option<Tally> {
+    let (deals, first_wins) = match tally_in::<u128>(copies, n_first, n_second, field) {
+        Some(t) => t,
+        None => {
+            let (d, w) = tally_in::<BigUint>(copies, n_first, n_second, field)?;
+            (u128::try_from(d).ok()?, u128::try_from(w).ok()?)
+        }
+    };
+    Some(Tally { deals, first_wins })
+}
+
+/// A deal count the programme can run in: u128 that reports overflow, or
+/// big integers that never do.
+trait Count: Clone {
+    fn one() -> Self;
+    /// `self + w * C(c, x) * C(c - x, y)`, or `None` on overflow.
+    fn plus_ways(&self, w: &Self, c: u32, x: u32, y: u32) -> Option<Self>;
+    fn plus(&self, other: &Self) -> Option<Self>;
+    fn zero() -> Self;
+}
+
+impl Count for u128 {
+    fn one() -> Self {
+        1
+    }
+    fn zero() -> Self {
+        0
+    }
+    fn plus_ways(&self, w: &Self, c: u32, x: u32, y: u32) -> Option<Self> {
+        let ways = binomial(c, x)?.checked_mul(binomial(c - x, y)?)?;
+        self.checked_add(w.checked_mul(ways)?)
+    }
+    fn plus(&self, other: &Self) -> Option<Self> {
+        self.checked_add(*other)
+    }
+}
+
+impl Count for BigUint {
+    fn one() -> Self {
+        BigUint::from(1u32)
+    }
+    fn zero() -> Self {
+        BigUint::default()
+    }
+    fn plus_ways(&self, w: &Self, c: u32, x: u32, y: u32) -> Option<Self> {
+        Some(self + w * big_binomial(c, x) * big_binomial(c - x, y))
+    }
+    fn plus(&self, other: &Self) -> Option<Self> {
+        Some(self + other)
+    }
+}
+
+/// C(n, k) in big integers.
+fn big_binomial(n: u32, k: u32) -> BigUint {
+    if k > n {
+        return BigUint::default();
+    }
+    let mut acc = BigUint::from(1u32);
+    for i in 0..k.min(n - k) {
+        acc = acc * (n - i) / (i + 1);
+    }
+    acc
+}
+
+/// The programme in count type `W`: (deals, first-player wins), or `None`
+/// when `W` overflows.
+fn tally_in<W: Count>(copies: &[u32], n_first: u32, n_second: u32, field: u32) -> Option<(W, W)> {
     assert!(n_first >= 1 && n_second >= 1 && n_first + n_second < 64);
     // Cards still to come at and after each rank, to drop hopeless states.
     let mut after = vec![0u32; copies.len() + 1];
     for r in (0..copies.len()).rev() {
         after[r] = after[r + 1] + copies[r];
     }
-    let mut states: HashMap<u64, u128> = HashMap::new();
+    let mut states: HashMap<u64, W> = HashMap::new();
     // The empty field is a Y- card below every rank.
     let start_a0 = u32::from(field == 0);
-    states.insert(pack(0, 0, start_a0, 0, 0), 1);
+    states.insert(pack(0, 0, start_a0, 0, 0), W::one());
     for (r, &c) in copies.iter().enumerate() {
         let field_here = u32::from(field as usize == r + 1);
-        let mut next: HashMap<u64, u128> = HashMap::with_capacity(states.len() * 2);
-        for (&key, &w) in &states {
+        let mut next: HashMap<u64, W> = HashMap::with_capacity(states.len() * 2);
+        for (&key, w) in &states {
             let (i, j, a0, a1, d) = unpack(key);
             for x in 0..=c.min(n_first - i) {
                 for y in 0..=(c - x).min(n_second - j) {
@@ -72,7 +143,6 @@ pub fn formula_tally(copies: &[u32], n_first: u32, n_second: u32, field: u32) ->
                     if n_first - ni + n_second - nj > after[r + 1] {
                         continue;
                     }
-                    let ways = binomial(c, x).expect("small") * binomial(c - x, y).expect("small");
                     // μ0: X's cards here beat unmatched Y- cards below.
                     let m0 = x.min(a0);
                     let y_minus_here = if j == 0 && y > 0 { y - 1 } else { y };
@@ -82,22 +152,25 @@ pub fn formula_tally(copies: &[u32], n_first: u32, n_second: u32, field: u32) ->
                     let x_minus_here = if i == 0 && x > 0 { x - 1 } else { x };
                     let na1 = a1 - m1 + x_minus_here;
                     let nd = d + m0 as i32 - m1 as i32;
-                    *next.entry(pack(ni, nj, na0, na1, nd)).or_insert(0) += w * ways;
+                    let slot = next
+                        .entry(pack(ni, nj, na0, na1, nd))
+                        .or_insert_with(W::zero);
+                    *slot = slot.plus_ways(w, c, x, y)?;
                 }
             }
         }
         states = next;
     }
-    let mut t = Tally::default();
-    for (&key, &w) in &states {
+    let (mut deals, mut first_wins) = (W::zero(), W::zero());
+    for (&key, w) in &states {
         let (i, j, _, _, d) = unpack(key);
         debug_assert!(i == n_first && j == n_second);
-        t.deals += w;
+        deals = deals.plus(w)?;
         if d > 0 {
-            t.first_wins += w;
+            first_wins = first_wins.plus(w)?;
         }
     }
-    t
+    Some((deals, first_wins))
 }
 
 #[cfg(test)]
@@ -126,7 +199,7 @@ mod tests {
 
     #[test]
     fn two_by_two_from_52_cards() {
-        let t = formula_tally(&[4; 13], 2, 2, 0);
+        let t = formula_tally(&[4; 13], 2, 2, 0).unwrap();
         assert_eq!(t.deals, 1_624_350);
         // 661/1225 of them, as the exhaustive minimax found.
         assert_eq!(t.first_wins * 1225, 661 * t.deals);
@@ -143,7 +216,7 @@ mod tests {
             let total: u32 = copies.iter().sum();
             prop_assume!(a + b <= total);
             let field = field.min(copies.len() as u32);
-            prop_assert_eq!(formula_tally(&copies, a, b, field), by_enumeration(&copies, a, b, field));
+            prop_assert_eq!(formula_tally(&copies, a, b, field).unwrap(), by_enumeration(&copies, a, b, field));
         }
     }
 
@@ -167,6 +240,53 @@ mod tests {
                 ties_as_wins += deal.weight;
             }
         });
-        assert_ne!(ties_as_wins, formula_tally(&copies, 2, 2, 0).first_wins);
+        assert_ne!(
+            ties_as_wins,
+            formula_tally(&copies, 2, 2, 0).unwrap().first_wins
+        );
+    }
+
+    /// The u128 programme (with its fallback) against the big-integer one
+    /// on large decks and hands, up to where u128 overflows: equal while the
+    /// counts fit, `None` (never a wrapped number) past that.
+    #[test]
+    fn u128_counts_match_big_integers_or_refuse() {
+        let mut fitted = 0;
+        let mut refused = 0;
+        for (ranks, copies) in [(13, 4), (40, 6), (64, 4), (64, 12), (30, 255)] {
+            let deck = vec![copies; ranks];
+            for (a, b) in [(3, 3), (8, 9), (12, 12), (16, 15)] {
+                if a + b > ranks as u32 * copies || a + b >= 64 {
+                    continue;
+                }
+                let (d, w) = tally_in::<BigUint>(&deck, a, b, 0).unwrap();
+                assert!(w <= d);
+                match formula_tally(&deck, a, b, 0) {
+                    Some(t) => {
+                        assert_eq!(BigUint::from(t.deals), d, "{ranks}x{copies} {a}x{b}");
+                        assert_eq!(BigUint::from(t.first_wins), w);
+                        fitted += 1;
+                    }
+                    None => {
+                        assert!(d > BigUint::from(u128::MAX), "{ranks}x{copies} {a}x{b}");
+                        refused += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            fitted >= 10 && refused >= 2,
+            "{fitted} fitted, {refused} refused"
+        );
+    }
+
+    #[test]
+    fn big_binomials_are_pascal() {
+        for n in 0..40u32 {
+            for k in 0..=n + 1 {
+                let expected = binomial(n, k).map(BigUint::from).unwrap();
+                assert_eq!(big_binomial(n, k), expected, "C({n}, {k})");
+            }
+        }
     }
 }
