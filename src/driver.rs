@@ -102,9 +102,12 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let started = Instant::now();
     let started_unix = manifest::unix_now();
     let study = S::build(config, &ctx.build_context())?;
-    let all = engine::plan(&study);
+    let plan = engine::Plan::new(&study);
     let (shards, index) = ctx.shard.unwrap_or((1, 0));
-    let chunks = engine::shard(&all, shards, index);
+    let shard = engine::Shard {
+        count: shards,
+        index,
+    };
     let out = &ctx.out_dir;
     let mut journal = Journal::<S::Counts>::open(
         &out.join(CHECKPOINT_FILE),
@@ -115,7 +118,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         threads: ctx.threads,
         progress: ctx.progress,
     };
-    let cells = match engine::run(&study, &chunks, &opts, Some(&mut journal), &ctx.stop)? {
+    let cells = match engine::run(&study, &plan, shard, &opts, Some(&mut journal), &ctx.stop)? {
         Outcome::Complete(cells) => cells,
         Outcome::Interrupted {
             chunks_done,
@@ -158,7 +161,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         out,
         RunFacts {
             config_path: ctx.config_path.display().to_string(),
-            chunks: chunks.len() as u64,
+            chunks: shard.chunks_of(&plan),
             shards,
             shard_index: index,
             merged_from: Vec::new(),
@@ -364,7 +367,7 @@ where
         out,
         RunFacts {
             config_path: String::new(),
-            chunks: engine::plan(&study).len() as u64,
+            chunks: engine::Plan::new(&study).len(),
             shards: from.len() as u64,
             shard_index: 0,
             merged_from: from,

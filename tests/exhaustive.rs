@@ -42,13 +42,22 @@ fn compressed_enumeration_matches_plain_enumeration_and_plain_solver() {
     for (copies, ranks, sizes, field) in cases {
         let cfg = config(copies, ranks, sizes, field);
         let study = Tanhinmin::new(&cfg, 2, theorem);
-        let chunks = engine::plan(&study);
+        let plan = engine::Plan::new(&study);
         let opts = RunOptions {
             threads: 2,
             progress: progress::Mode::Quiet,
         };
-        let results =
-            complete(engine::run(&study, &chunks, &opts, None, &AtomicBool::new(false)).unwrap());
+        let results = complete(
+            engine::run(
+                &study,
+                &plan,
+                engine::Shard::WHOLE,
+                &opts,
+                None,
+                &AtomicBool::new(false),
+            )
+            .unwrap(),
+        );
         let deck = Deck {
             copies: cfg.copies(),
         };
@@ -77,13 +86,22 @@ fn compressed_enumeration_matches_plain_enumeration_and_plain_solver() {
 fn a_broken_claim_is_counted_as_disagreement() {
     let cfg = config("4", 13, "[[3, 3]]", 0);
     let study = Tanhinmin::new(&cfg, 1, broken_claim);
-    let chunks = engine::plan(&study);
+    let plan = engine::Plan::new(&study);
     let opts = RunOptions {
         threads: 1,
         progress: progress::Mode::Quiet,
     };
-    let results =
-        complete(engine::run(&study, &chunks, &opts, None, &AtomicBool::new(false)).unwrap());
+    let results = complete(
+        engine::run(
+            &study,
+            &plan,
+            engine::Shard::WHOLE,
+            &opts,
+            None,
+            &AtomicBool::new(false),
+        )
+        .unwrap(),
+    );
     let c = &results[0].counts;
     assert!(c.disagree > 0);
     assert_eq!(c.agree + c.disagree, c.deals);

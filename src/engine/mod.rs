@@ -68,37 +68,114 @@ pub trait Workload: Sync {
     fn merge(into: &mut Self::Counts, from: Self::Counts);
 }
 
-/// Every chunk of a study, cell by cell.
-pub fn plan<S: Workload>(study: &S) -> Vec<Chunk> {
-    let mut chunks = Vec::new();
-    let mut global = 0;
-    for (cell, &items) in study.cell_sizes().iter().enumerate() {
-        let size = study.chunk_size(cell).max(1);
-        let mut start = 0;
-        while start < items {
-            let len = size.min(items - start);
-            chunks.push(Chunk {
-                cell,
-                global,
-                start,
-                len,
-            });
-            start += len;
-            global += 1;
-        }
-    }
-    chunks
+/// Every chunk of a workload, cell by cell, computed from the chunk index
+/// rather than listed: a plan of 10^12 items takes the memory of a plan of
+/// 10^6.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Per cell: (items, chunk size, global index of its first chunk).
+    cells: Vec<(u64, u64, u64)>,
+    /// Chunks in all.
+    total: u64,
 }
 
-/// Shard `index` of `count`: every chunk whose global index is `index`
-/// modulo `count`. Round robin keeps shards balanced when cells differ in
-/// cost, and the shards of any count partition the plan.
-pub fn shard(chunks: &[Chunk], count: u64, index: u64) -> Vec<Chunk> {
-    chunks
-        .iter()
-        .filter(|c| c.global % count == index)
-        .copied()
-        .collect()
+impl Plan {
+    /// The plan of `study`'s cells.
+    pub fn new<S: Workload>(study: &S) -> Plan {
+        let mut cells = Vec::new();
+        let mut global = 0u64;
+        for (cell, &items) in study.cell_sizes().iter().enumerate() {
+            let size = study.chunk_size(cell).max(1);
+            cells.push((items, size, global));
+            global += items.div_ceil(size);
+        }
+        Plan {
+            cells,
+            total: global,
+        }
+    }
+
+    /// Chunks in the whole plan.
+    pub fn len(&self) -> u64 {
+        self.total
+    }
+
+    /// A plan with no chunk.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The global indices of `cell`'s chunks.
+    pub fn cell_range(&self, cell: usize) -> std::ops::Range<u64> {
+        let (items, size, first) = self.cells[cell];
+        first..first + items.div_ceil(size)
+    }
+
+    /// The chunk with global index `global` of `cell`.
+    pub fn chunk(&self, cell: usize, global: u64) -> Chunk {
+        let (items, size, first) = self.cells[cell];
+        let start = (global - first) * size;
+        Chunk {
+            cell,
+            global,
+            start,
+            len: size.min(items - start),
+        }
+    }
+
+    /// Every chunk in order (for tests and small plans).
+    pub fn chunks(&self) -> impl Iterator<Item = Chunk> + '_ {
+        (0..self.cells.len())
+            .flat_map(move |cell| self.cell_range(cell).map(move |g| self.chunk(cell, g)))
+    }
+}
+
+/// Which chunks one process runs: shard `index` of `count` takes every chunk
+/// whose global index is `index` modulo `count`. Round robin keeps shards
+/// balanced when cells differ in cost, and the shards of any count
+/// partition the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Shards of the whole run.
+    pub count: u64,
+    /// This one, below `count`.
+    pub index: u64,
+}
+
+impl Shard {
+    /// The whole run as one shard.
+    pub const WHOLE: Shard = Shard { count: 1, index: 0 };
+
+    /// This shard's first global chunk index within `range`, and how many
+    /// of the range's chunks are this shard's (they are `count` apart).
+    pub fn first_and_count(self, range: std::ops::Range<u64>) -> (u64, u64) {
+        let offset = (self.index % self.count + self.count - range.start % self.count) % self.count;
+        let first = range.start.saturating_add(offset);
+        let n = if first >= range.end {
+            0
+        } else {
+            (range.end - first).div_ceil(self.count)
+        };
+        (first, n)
+    }
+
+    /// This shard's global chunk indices within `range`, lazily.
+    pub fn within(self, range: std::ops::Range<u64>) -> impl Iterator<Item = u64> {
+        let (first, n) = self.first_and_count(range);
+        (0..n).map(move |k| first + k * self.count)
+    }
+
+    /// How many of `plan`'s chunks are this shard's.
+    pub fn chunks_of(self, plan: &Plan) -> u64 {
+        (0..plan.cells())
+            .map(|cell| self.first_and_count(plan.cell_range(cell)).1)
+            .sum()
+    }
 }
 
 /// Options that change how a run executes but never what it computes.
@@ -133,12 +210,13 @@ pub enum Outcome<C> {
     },
 }
 
-/// Runs the given chunks (a whole plan, or one shard of it). Chunks already
-/// in `journal` are not run again; every chunk finished here is added to it
-/// before it counts. When `stop` becomes true no new chunk starts.
+/// Runs `shard`'s chunks of `plan`. Chunks already in `journal` are not run
+/// again; every chunk finished here is added to it before it counts. When
+/// `stop` becomes true no new chunk starts.
 pub fn run<S: Workload>(
     study: &S,
-    chunks: &[Chunk],
+    plan: &Plan,
+    shard: Shard,
     opts: &RunOptions,
     mut journal: Option<&mut Journal<S::Counts>>,
     stop: &AtomicBool,
@@ -151,44 +229,53 @@ pub fn run<S: Workload>(
     let workers: Vec<Mutex<S::Worker>> = (0..opts.threads)
         .map(|_| Mutex::new(study.new_worker()))
         .collect();
-    let mut restored: HashMap<u64, S::Counts> = match journal.as_mut() {
+    let restored: HashMap<u64, S::Counts> = match journal.as_mut() {
         Some(j) => j.take_restored(),
         None => HashMap::new(),
     };
-    let journal = journal.map(Mutex::new);
-    let cells = study.cell_sizes().len();
-    let mut results = Vec::with_capacity(cells);
-    let mut chunks_done = 0;
-    for cell in 0..cells {
-        let mine: Vec<&Chunk> = chunks.iter().filter(|c| c.cell == cell).collect();
-        let mut merged = S::Counts::default();
-        let mut todo = Vec::new();
-        let mut restored_items = 0;
-        for c in &mine {
-            match restored.remove(&c.global) {
-                Some(counts) => {
-                    S::merge(&mut merged, counts);
-                    restored_items += c.len;
-                    chunks_done += 1;
-                }
-                None => todo.push(*c),
-            }
+    // Restored chunks by cell, merged in chunk order.
+    let mut restored_by_cell: Vec<Vec<(u64, S::Counts)>> =
+        (0..plan.cells()).map(|_| Vec::new()).collect();
+    for (global, counts) in restored {
+        if let Some(cell) = (0..plan.cells()).find(|&c| plan.cell_range(c).contains(&global)) {
+            restored_by_cell[cell].push((global, counts));
         }
-        let items: u64 = todo.iter().map(|c| c.len).sum();
-        let progress = Progress::start(
-            &study.cell_label(cell),
-            items + restored_items,
-            opts.progress,
-        );
+    }
+    let journal = journal.map(Mutex::new);
+    let mut results = Vec::with_capacity(plan.cells());
+    let mut chunks_done = 0;
+    let chunks_total = shard.chunks_of(plan);
+    for (cell, mut restored_here) in restored_by_cell.into_iter().enumerate() {
+        restored_here.sort_by_key(|(g, _)| *g);
+        let done_before: std::collections::HashSet<u64> =
+            restored_here.iter().map(|(g, _)| *g).collect();
+        let mut merged = S::Counts::default();
+        let mut restored_items = 0;
+        for (global, counts) in restored_here {
+            S::merge(&mut merged, counts);
+            restored_items += plan.chunk(cell, global).len;
+            chunks_done += 1;
+        }
+        let all_items: u64 = shard
+            .within(plan.cell_range(cell))
+            .map(|g| plan.chunk(cell, g).len)
+            .sum();
+        let items = all_items - restored_items;
+        let progress = Progress::start(&study.cell_label(cell), all_items, opts.progress);
         progress.add(restored_items);
         let started = Instant::now();
         let merged = Mutex::new(merged);
         let done_here = std::sync::atomic::AtomicUsize::new(0);
+        // This shard's chunks of the cell, as arithmetic on indices: no
+        // list of them is ever built.
+        let (first, count) = shard.first_and_count(plan.cell_range(cell));
         let outcome: anyhow::Result<()> = pool.install(|| {
-            todo.par_iter().try_for_each(|chunk| {
-                if stop.load(Ordering::Relaxed) {
+            (0..count).into_par_iter().try_for_each(|k| {
+                let global = first + k * shard.count;
+                if stop.load(Ordering::Relaxed) || done_before.contains(&global) {
                     return Ok(());
                 }
+                let chunk = &plan.chunk(cell, global);
                 let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
                 let mut counts = S::Counts::default();
                 {
@@ -214,7 +301,7 @@ pub fn run<S: Workload>(
         if stop.load(Ordering::Relaxed) {
             return Ok(Outcome::Interrupted {
                 chunks_done,
-                chunks_total: chunks.len(),
+                chunks_total: chunks_total as usize,
             });
         }
         results.push(CellResult {
@@ -273,7 +360,7 @@ mod tests {
     #[test]
     fn plan_covers_every_item_once_in_fixed_chunks() {
         let study = Sums(vec![10, 0, 4]);
-        let chunks = plan(&study);
+        let chunks: Vec<Chunk> = Plan::new(&study).chunks().collect();
         // Chunk sizes are 3 + cell: 10 items in chunks of 3, 4 items in one of 5.
         assert_eq!(chunks.len(), 4 + 1);
         assert_eq!(chunks.iter().map(|c| c.len).sum::<u64>(), 14);
@@ -289,29 +376,34 @@ mod tests {
     #[test]
     fn shards_partition_the_plan() {
         let study = Sums(vec![50, 7, 31]);
-        let chunks = plan(&study);
+        let plan = Plan::new(&study);
         for n in [1, 3, 7, 40] {
-            let mut all: Vec<u64> = (0..n)
-                .flat_map(|i| shard(&chunks, n, i))
-                .map(|c| c.global)
-                .collect();
+            let mut all: Vec<u64> = Vec::new();
+            let mut counted = 0;
+            for index in 0..n {
+                let shard = Shard { count: n, index };
+                let before = all.len();
+                for cell in 0..plan.cells() {
+                    all.extend(shard.within(plan.cell_range(cell)));
+                }
+                assert_eq!((all.len() - before) as u64, shard.chunks_of(&plan));
+                counted += shard.chunks_of(&plan);
+            }
             all.sort();
-            assert_eq!(
-                all,
-                (0..chunks.len() as u64).collect::<Vec<_>>(),
-                "{n} shards"
-            );
+            assert_eq!(all, (0..plan.len()).collect::<Vec<_>>(), "{n} shards");
+            assert_eq!(counted, plan.len());
         }
     }
 
     #[test]
     fn merged_counts_are_the_same_for_any_thread_count() {
         let study = Sums(vec![50, 7]);
-        let chunks = plan(&study);
+        let plan = Plan::new(&study);
         for threads in [1, 2, 5] {
             let Outcome::Complete(out) = run(
                 &study,
-                &chunks,
+                &plan,
+                Shard::WHOLE,
                 &quiet(threads),
                 None,
                 &AtomicBool::new(false),
@@ -328,8 +420,36 @@ mod tests {
     #[test]
     fn a_stop_request_starts_no_chunk() {
         let study = Sums(vec![50]);
-        let chunks = plan(&study);
-        let out = run(&study, &chunks, &quiet(2), None, &AtomicBool::new(true)).unwrap();
+        let plan = Plan::new(&study);
+        let out = run(
+            &study,
+            &plan,
+            Shard::WHOLE,
+            &quiet(2),
+            None,
+            &AtomicBool::new(true),
+        )
+        .unwrap();
         assert!(matches!(out, Outcome::Interrupted { chunks_done: 0, .. }));
+    }
+
+    #[test]
+    fn a_plan_of_a_trillion_items_is_as_small_as_any() {
+        let study = Sums(vec![1_000_000_000_000, 5]);
+        let plan = Plan::new(&study);
+        // Chunks of 3 items in cell 0, of 4 in cell 1.
+        assert_eq!(plan.len(), 1_000_000_000_000u64.div_ceil(3) + 2);
+        let last = plan.chunk(0, plan.cell_range(0).end - 1);
+        assert_eq!(last.start + last.len, 1_000_000_000_000);
+        assert_eq!(plan.chunk(1, plan.cell_range(1).start).len, 4);
+        assert_eq!(plan.chunk(1, plan.cell_range(1).start + 1).len, 1);
+        let shard = Shard {
+            count: 1000,
+            index: 999,
+        };
+        assert_eq!(shard.within(plan.cell_range(1)).count() as u64, {
+            let g = plan.cell_range(1).start;
+            u64::from(g % 1000 == 999)
+        });
     }
 }
