@@ -63,7 +63,7 @@ pub struct SlurmArgs {
     #[arg(short, long, value_name = "FILE")]
     pub config: PathBuf,
     /// Number of shards (array tasks).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SHARDS))]
     pub shards: u64,
     /// Where to write the scripts [default: scripts/slurm/<name>].
     #[arg(long, value_name = "DIR")]
@@ -85,6 +85,10 @@ pub struct SlurmArgs {
     pub sbatch_options: String,
 }
 
+/// Most shards a run may be cut into: far more than any cluster runs as
+/// one array, few enough that a merge can list them.
+pub const MAX_SHARDS: u64 = 100_000;
+
 /// Flags of `runner run`.
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
@@ -104,7 +108,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     pub progress_secs: u64,
     /// Run only shard I of N (see --shard-index); chunks are dealt round robin.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SHARDS))]
     pub shards: Option<u64>,
     /// Which shard to run, 0-based [default: $SLURM_ARRAY_TASK_ID].
     #[arg(long, value_name = "I", requires = "shards")]

@@ -296,34 +296,46 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
         )));
     }
     let shards = field(first, "shards").as_u64().unwrap_or(0);
-    let mut seen = vec![None::<&Path>; shards as usize];
+    if shards == 0 {
+        return Err(refuse(format!(
+            "{}: no shard count recorded",
+            first_path.display()
+        )));
+    }
+    // Indices seen, by shard; the shard count comes from a file, so
+    // nothing is sized by it.
+    let mut seen: std::collections::BTreeMap<u64, &Path> = Default::default();
     for (path, v) in &out {
         let i = field(v, "shard_index").as_u64().unwrap_or(u64::MAX);
-        let Some(slot) = seen.get_mut(i as usize) else {
+        if i >= shards {
             return Err(refuse(format!(
                 "{}: shard index {i} out of range for {shards} shards",
                 path.display()
             )));
-        };
-        if let Some(other) = slot {
+        }
+        if let Some(other) = seen.insert(i, path) {
             return Err(refuse(format!(
                 "shard {i} given twice: {} and {}",
                 other.display(),
                 path.display()
             )));
         }
-        *slot = Some(path);
     }
-    let missing: Vec<String> = seen
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.is_none())
-        .map(|(i, _)| i.to_string())
-        .collect();
-    if !missing.is_empty() {
+    let missing_count = shards - seen.len() as u64;
+    if missing_count > 0 {
+        let shown: Vec<String> = (0..shards)
+            .filter(|i| !seen.contains_key(i))
+            .take(20)
+            .map(|i| i.to_string())
+            .collect();
+        let more = if missing_count > 20 {
+            format!(" and {} more", missing_count - 20)
+        } else {
+            String::new()
+        };
         return Err(refuse(format!(
-            "missing shard(s) {} of {shards}",
-            missing.join(", ")
+            "missing shard(s) {}{more} of {shards}",
+            shown.join(", ")
         )));
     }
     Ok(out)

@@ -178,6 +178,15 @@ impl Shard {
     }
 }
 
+/// Memory the OS says a new allocation can take without swapping
+/// (`MemAvailable` of /proc/meminfo), or `None` where it does not say.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// Options that change how a run executes but never what it computes.
 #[derive(Clone, Debug)]
 pub struct RunOptions {

@@ -226,6 +226,10 @@ impl<T: DealStudy> Workload for T {
 ///
 /// Every deal study sizes its solvers from this one figure: shared tables
 /// take it whole, per-thread tables split it by the thread count.
+///
+/// A budget above three quarters of the memory the machine has available
+/// is cut to that, with a one-line note: a memo only changes speed, and an
+/// allocation the machine cannot give would abort the run.
 pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
     let need: usize = source
         .cells
@@ -233,9 +237,21 @@ pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
         .zip(source.cell_sizes())
         .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
         .fold(0usize, |acc, x| acc.saturating_add(x));
-    (config.solver.memo_mb as usize)
-        .saturating_mul(1 << 20)
-        .min(need.max(16 << 20))
+    let asked = (config.solver.memo_mb as usize).saturating_mul(1 << 20);
+    let budget = asked.min(need.max(16 << 20));
+    match crate::engine::available_memory() {
+        Some(free) if budget as u64 > free / 4 * 3 => {
+            let cut = (free / 4 * 3).max(16 << 20) as usize;
+            eprintln!(
+                "note: [solver] memo_mb = {} is more than this machine can give ({} MiB available); using {} MiB",
+                config.solver.memo_mb,
+                free >> 20,
+                cut >> 20
+            );
+            cut
+        }
+        _ => budget,
+    }
 }
 
 /// The config checks of a deal study whose solver keys positions by
