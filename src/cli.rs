@@ -81,7 +81,12 @@ pub struct SlurmArgs {
     #[arg(long, value_name = "PATH")]
     pub runner: Option<PathBuf>,
     /// Extra sbatch options for both jobs, e.g. "--partition=short".
-    #[arg(long, value_name = "OPTS", default_value = "")]
+    #[arg(
+        long,
+        value_name = "OPTS",
+        default_value = "",
+        allow_hyphen_values = true
+    )]
     pub sbatch_options: String,
 }
 

@@ -15,13 +15,31 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// The three scripts for `args`, as (file name, text).
+/// Characters no value pasted into the scripts may hold. The templates put
+/// every path between double quotes, where only these can end the quoting
+/// or run a command, and `#SBATCH` lines end at a newline.
+const UNSAFE: &[char] = &['\n', '\r', '"', '\'', '`', '$', '\\'];
+
+/// Refuses a value the scripts cannot hold safely; `what` names its flag
+/// or key.
+fn safe<'a>(what: &str, value: &'a str) -> Result<&'a str, String> {
+    match value.chars().find(|c| UNSAFE.contains(c)) {
+        Some(c) => Err(format!(
+            "{what}: {:?} holds {:?}, which the generated scripts cannot quote safely",
+            value, c
+        )),
+        None => Ok(value),
+    }
+}
+
+/// The three scripts for `args`, as (file name, text); refused when a value
+/// could break out of the scripts' quoting.
 pub fn render(
     config: &Config,
     args: &SlurmArgs,
     workdir: &Path,
     runner: &Path,
-) -> Vec<(&'static str, String)> {
+) -> Result<Vec<(&'static str, String)>, String> {
     let out = absolute(&workdir.join(config.output_dir()));
     let logs = out.join("logs");
     let extra = if args.sbatch_options.trim().is_empty() {
@@ -29,6 +47,26 @@ pub fn render(
     } else {
         format!("#SBATCH {}", args.sbatch_options.trim())
     };
+    let text = |p: &Path| p.display().to_string();
+    let (out_s, logs_s, workdir_s, runner_s, config_s) = (
+        text(&out),
+        text(&logs),
+        text(workdir),
+        text(runner),
+        text(&absolute(&args.config)),
+    );
+    for (what, value) in [
+        ("[experiment] name", config.experiment.name.as_str()),
+        ("[output] dir", out_s.as_str()),
+        ("working directory", workdir_s.as_str()),
+        ("--runner", runner_s.as_str()),
+        ("--config", config_s.as_str()),
+        ("--mem", args.mem.as_str()),
+        ("--time", args.time.as_str()),
+        ("--sbatch-options", args.sbatch_options.as_str()),
+    ] {
+        safe(what, value)?;
+    }
     let fill = |t: &str| {
         t.replace("{{NAME}}", &config.experiment.name)
             .replace("{{LAST}}", &(args.shards - 1).to_string())
@@ -37,18 +75,18 @@ pub fn render(
             .replace("{{CPUS}}", &args.cpus.to_string())
             .replace("{{MEM}}", &args.mem)
             .replace("{{TIME}}", &args.time)
-            .replace("{{LOGS}}", &logs.display().to_string())
+            .replace("{{LOGS}}", &logs_s)
             .replace("{{EXTRA}}", &extra)
-            .replace("{{WORKDIR}}", &workdir.display().to_string())
-            .replace("{{RUNNER}}", &runner.display().to_string())
-            .replace("{{CONFIG}}", &absolute(&args.config).display().to_string())
-            .replace("{{OUT}}", &out.display().to_string())
+            .replace("{{WORKDIR}}", &workdir_s)
+            .replace("{{RUNNER}}", &runner_s)
+            .replace("{{CONFIG}}", &config_s)
+            .replace("{{OUT}}", &out_s)
     };
-    vec![
+    Ok(vec![
         ("array.sbatch", fill(ARRAY)),
         ("merge.sbatch", fill(MERGE)),
         ("submit.sh", fill(SUBMIT)),
-    ]
+    ])
 }
 
 /// `runner slurm`: writes the three scripts; returns the exit status.
@@ -70,8 +108,15 @@ pub fn main(args: &SlurmArgs) -> i32 {
         .dir
         .clone()
         .unwrap_or_else(|| Path::new("scripts/slurm").join(&config.experiment.name));
+    let scripts = match render(&config, args, &workdir, &runner) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return exit::USAGE;
+        }
+    };
     let result = (|| -> anyhow::Result<()> {
-        for (name, text) in render(&config, args, &workdir, &runner) {
+        for (name, text) in scripts {
             let path = dir.join(name);
             crate::export::write_atomic(&path, text.as_bytes())?;
             #[cfg(unix)]

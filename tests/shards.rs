@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{run, run_args, runner, scratch};
+use common::{run, run_args, runner, scratch, stderr};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -257,4 +257,127 @@ fn slurm_scripts_are_written_for_a_config() {
     assert!(merge.contains(" merge "));
     let submit = std::fs::read_to_string(dir.join("s/submit.sh")).unwrap();
     assert!(submit.contains("--dependency=afterok"));
+}
+
+/// Hostile values never reach a shell: quotes, `$`, backticks and newlines
+/// in a name, a directory or a flag are refused; other odd characters are
+/// quoted, and the scripts (checked with `bash -n`, then run with `sbatch`
+/// and the runner replaced by stubs) execute nothing they name.
+#[test]
+fn slurm_scripts_quote_or_refuse_hostile_values() {
+    let dir = scratch("hostile");
+    let cfg = write_config(&dir, "c.toml", SAMPLE);
+    let slurm = |extra: &[&str]| {
+        let mut args = vec!["slurm", "--config", cfg.to_str().unwrap(), "--shards", "2"];
+        args.extend(extra);
+        run(&args)
+    };
+    let refused = [
+        vec!["--dir", "/tmp/x", "--time", "1:00\ntouch PWNED"],
+        vec!["--dir", "/tmp/x", "--mem", "8G$(touch PWNED)"],
+        vec![
+            "--dir",
+            "/tmp/x",
+            "--sbatch-options",
+            "--comment=`touch PWNED`",
+        ],
+        vec!["--dir", "/tmp/x", "--runner", "/bin/\"x"],
+    ];
+    for extra in &refused {
+        let o = slurm(extra);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("cannot quote safely"), "{}", stderr(&o));
+    }
+    // A config whose output dir holds `$(...)` is refused too.
+    let evil = write_config(
+        &dir,
+        "evil.toml",
+        &SAMPLE.replace(
+            "[experiment]",
+            "[output]\ndir = \"out$(touch PWNED)\"\n[experiment]",
+        ),
+    );
+    let o = run(&["slurm", "--config", evil.to_str().unwrap(), "--shards", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // Odd but harmless characters are quoted, and nothing runs from them.
+    let odd = dir.join("odd dir; touch PWNED & (x)");
+    std::fs::create_dir_all(&odd).unwrap();
+    let stubs = dir.join("stubs");
+    std::fs::create_dir_all(&stubs).unwrap();
+    let calls = dir.join("calls.txt");
+    let write_exec = |path: &std::path::Path, text: &str| {
+        std::fs::write(path, text).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    // sbatch runs the script at once as array task 0 and prints a job id.
+    write_exec(
+        &stubs.join("sbatch"),
+        "#!/bin/bash\nscript=\"${@: -1}\"\nSLURM_ARRAY_TASK_ID=0 bash \"$script\" >/dev/null\necho 42\n",
+    );
+    let fake_runner = stubs.join("fake-runner");
+    write_exec(
+        &fake_runner,
+        &format!(
+            "#!/bin/bash\nprintf '%s\\n' \"$@\" >> '{}'\n",
+            calls.display()
+        ),
+    );
+    let scripts = odd.join("scripts");
+    // Run from the odd directory, so the working directory the scripts
+    // `cd` to, and the output directory under it, hold the odd characters.
+    let o = runner()
+        .args([
+            "slurm",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--shards",
+            "2",
+            "--dir",
+            scripts.to_str().unwrap(),
+            "--runner",
+            fake_runner.to_str().unwrap(),
+            "--sbatch-options",
+            "--partition=short",
+        ])
+        .current_dir(&odd)
+        .output()
+        .unwrap();
+    ok(&o);
+    for name in ["array.sbatch", "merge.sbatch", "submit.sh"] {
+        let check = std::process::Command::new("bash")
+            .args(["-n", scripts.join(name).to_str().unwrap()])
+            .status()
+            .unwrap();
+        assert!(check.success(), "{name} is not valid bash");
+    }
+    let array = std::fs::read_to_string(scripts.join("array.sbatch")).unwrap();
+    assert!(array.contains("#SBATCH --partition=short"));
+    let path = format!("{}:{}", stubs.display(), std::env::var("PATH").unwrap());
+    let submitted = std::process::Command::new("bash")
+        .arg(scripts.join("submit.sh"))
+        .current_dir(&odd)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(
+        submitted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&submitted.stderr)
+    );
+    let recorded = std::fs::read_to_string(&calls).unwrap();
+    assert!(recorded.contains("--shards"), "{recorded}");
+    assert!(recorded.contains("merge"), "{recorded}");
+    assert!(
+        recorded.contains(&format!("{}/results/s/shard-000-of-002", odd.display())),
+        "{recorded}"
+    );
+    for place in [&dir, &odd, &scripts, &std::env::current_dir().unwrap()] {
+        assert!(
+            !place.join("PWNED").exists(),
+            "a command ran in {}",
+            place.display()
+        );
+    }
 }
