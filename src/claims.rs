@@ -165,6 +165,13 @@ impl<S: Suite> Workload for ClaimStudy<S> {
     fn merge(into: &mut ClaimCounts, from: ClaimCounts) {
         into.merge(from);
     }
+
+    fn check_counts(&self, _cell: usize, chunk_len: u64, c: &ClaimCounts) -> Result<(), String> {
+        if c.instances.checked_add(c.vacuous) != Some(chunk_len) || c.failures > c.instances {
+            return Err("the claim's counts do not fit its chunk".into());
+        }
+        Ok(())
+    }
 }
 
 /// The columns of `claims.csv`.

@@ -11,7 +11,6 @@ use crate::engine::{self, Outcome, Workload, journal::Journal, progress};
 use crate::error::refuse;
 use crate::export::{manifest, plot, write_atomic};
 use crate::study::{BuildContext, Check, Study};
-use anyhow::Context;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -145,7 +144,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         shard_index: index,
         cells: counts.clone(),
     };
-    write_atomic(&out.join(PARTIAL_FILE), &serde_json::to_vec(&partial)?)?;
+    write_atomic(&out.join(PARTIAL_FILE), &sealed(&partial)?)?;
     written.push(PARTIAL_FILE.into());
     write_atomic(&out.join("run.csv"), &study.run_details(&cells))?;
     written.push("run.csv".into());
@@ -253,6 +252,30 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
     .write(&out.join("manifest.json"))
 }
 
+/// The key of a shard file's checksum.
+const CHECKSUM: &str = "checksum";
+
+/// The CRC-32 of a shard file's JSON with its checksum field empty. The
+/// JSON value's keys are sorted, so the text is the same when written and
+/// when checked.
+fn checksum_of(mut v: serde_json::Value) -> anyhow::Result<String> {
+    if let Some(map) = v.as_object_mut() {
+        map.insert(CHECKSUM.into(), serde_json::Value::String(String::new()));
+    }
+    Ok(format!("{:08x}", crc32fast::hash(&serde_json::to_vec(&v)?)))
+}
+
+/// A shard file's bytes, with a checksum of its content, so that an edited
+/// count or config echo is refused at the merge.
+fn sealed<T: Serialize>(partial: &T) -> anyhow::Result<Vec<u8>> {
+    let mut v = serde_json::to_value(partial)?;
+    let sum = checksum_of(v.clone())?;
+    if let Some(map) = v.as_object_mut() {
+        map.insert(CHECKSUM.into(), serde_json::Value::String(sum));
+    }
+    Ok(serde_json::to_vec(&v)?)
+}
+
 /// Reads `partial.json` from each shard directory and checks that together
 /// they are exactly the shards of one run.
 pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
@@ -267,6 +290,13 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
         })?;
         let v: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|e| refuse(format!("{}: not a shard result: {e}", path.display())))?;
+        let recorded = v.get(CHECKSUM).and_then(|c| c.as_str()).map(String::from);
+        if recorded.as_deref() != Some(checksum_of(v.clone())?.as_str()) {
+            return Err(refuse(format!(
+                "{}: checksum mismatch; the shard result was edited or corrupted (rerun that shard)",
+                path.display()
+            )));
+        }
         out.push((path, v));
     }
     let Some((first_path, first)) = out.first() else {
@@ -352,7 +382,13 @@ where
     let mut from = Vec::new();
     for (path, v) in partials {
         let p: Partial<S::Counts> = serde_json::from_value(v)
-            .with_context(|| format!("{}: unreadable shard counts", path.display()))?;
+            .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
+        if manifest::config_hash(&p.config) != p.config_hash {
+            return Err(refuse(format!(
+                "{}: the config echo does not match its hash; the shard result was edited",
+                path.display()
+            )));
+        }
         from.push(path.display().to_string());
         config.get_or_insert(p.config);
         match &mut merged {

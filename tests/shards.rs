@@ -381,3 +381,76 @@ fn slurm_scripts_quote_or_refuse_hostile_values() {
         );
     }
 }
+
+/// A shard result or checkpoint edited by hand is refused (exit 2, naming
+/// the file), never merged or resumed into a wrong number.
+#[test]
+fn edited_shard_results_and_checkpoints_are_refused() {
+    let dir = scratch("tamper");
+    let cfg = write_config(&dir, "c.toml", SAMPLE);
+    let shard = |i: &str| {
+        let out = dir.join(format!("s{i}"));
+        single(&cfg, &out, &["--shards", "2", "--shard-index", i]);
+        out
+    };
+    let (s0, s1) = (shard("0"), shard("1"));
+    let merge = |a: &Path| {
+        run(&[
+            "merge",
+            a.to_str().unwrap(),
+            s1.to_str().unwrap(),
+            "--out",
+            dir.join("m").to_str().unwrap(),
+        ])
+    };
+    ok(&merge(&s0));
+    let original = std::fs::read_to_string(s0.join("partial.json")).unwrap();
+    let deals = original.find("\"deals\":").unwrap();
+    let edits = [
+        // 100 more deals in a cell.
+        {
+            let end = original[deals + 8..].find(',').unwrap() + deals + 8;
+            let n: u128 = original[deals + 8..end].parse().unwrap();
+            format!("{}{}{}", &original[..deals + 8], n + 100, &original[end..])
+        },
+        // The config echo edited (a seed), hash left alone.
+        original.replacen("\"seed\":3", "\"seed\":4", 1),
+    ];
+    for edited in edits {
+        assert_ne!(edited, original);
+        std::fs::write(s0.join("partial.json"), &edited).unwrap();
+        let o = merge(&s0);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("partial.json"), "{}", stderr(&o));
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    }
+    std::fs::write(s0.join("partial.json"), &original).unwrap();
+    ok(&merge(&s0));
+
+    // A checkpoint with a count edited in its first record.
+    let slow = write_config(&dir, "slow.toml", SLOW);
+    let out = dir.join("interrupted");
+    let child = runner()
+        .args(run_args(&slow, &out, &["-j", "1"]))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(4), "interrupted");
+    let journal = out.join("checkpoint.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let at = text.find("\"deals\":").expect("a chunk was checkpointed");
+    let edited = format!("{}\"deals\":1{}", &text[..at], &text[at + 8..]);
+    std::fs::write(&journal, edited).unwrap();
+    let o = run(&run_args(&slow, &out, &["--resume"]));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("checkpoint.jsonl line 2"),
+        "{}",
+        stderr(&o)
+    );
+}

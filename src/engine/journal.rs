@@ -2,15 +2,20 @@
 //! so a run killed at any moment resumes where it stopped.
 //!
 //! The first line names what the journal belongs to (config hash, version,
-//! shard); a resume refuses a journal of anything else. A kill can cut the
-//! last line short; that line is dropped and its chunk simply runs again.
+//! shard); a resume refuses a journal of anything else. Every later line is
+//! `<crc32 of the JSON, 8 hex digits> <JSON>`, so an edited or corrupted
+//! line is refused, naming the file and line, instead of being trusted. A
+//! kill can cut the last line short (it then has no newline); that line is
+//! dropped and its chunk simply runs again. A header cut short, or an empty
+//! file, holds no progress: the run starts over, with a note.
 
-use anyhow::{Context, bail};
+use crate::error::refuse;
+use anyhow::Context;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -50,40 +55,70 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let header = Header {
-            journal: "runner checkpoint v1".into(),
+            journal: "runner checkpoint v2".into(),
             fingerprint: fingerprint.into(),
         };
         let mut restored = HashMap::new();
         let mut valid_len = 0u64;
-        let exists = path.exists();
+        let mut exists = path.exists();
         if resume && exists {
-            let reader = BufReader::new(
-                File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
-            );
-            let mut lines = reader.split(b'\n').peekable();
-            let first = lines.next().transpose()?.unwrap_or_default();
-            let found: Header = serde_json::from_slice(&first)
-                .with_context(|| format!("{}: not a runner checkpoint", path.display()))?;
-            if found != header {
-                bail!(
-                    "{}: checkpoint belongs to another run ({}), not this config and shard ({}); remove it or use another --out",
-                    path.display(),
-                    found.fingerprint,
-                    fingerprint
-                );
-            }
-            valid_len = first.len() as u64 + 1;
-            while let Some(line) = lines.next() {
-                let line = line?;
-                let last = lines.peek().is_none();
-                match serde_json::from_slice::<RecordIn<C>>(&line) {
-                    Ok(r) => {
-                        restored.insert(r.chunk, r.counts);
-                        valid_len += line.len() as u64 + 1;
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let mut lines = bytes
+                .split_inclusive(|&b| b == b'\n')
+                .enumerate()
+                .peekable();
+            let header_line = lines.next().map(|(_, l)| l).unwrap_or_default();
+            let whole_header = header_line.ends_with(b"\n");
+            match serde_json::from_slice::<Header>(header_line.trim_ascii_end()) {
+                _ if !whole_header => {
+                    eprintln!(
+                        "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
+                        path.display()
+                    );
+                    exists = false;
+                }
+                Ok(found) => {
+                    if found != header {
+                        return Err(refuse(format!(
+                            "{}: checkpoint belongs to another run ({}), not this config and shard ({}); remove it or use another --out",
+                            path.display(),
+                            found.fingerprint,
+                            fingerprint
+                        )));
                     }
-                    // A line cut short by a kill can only be the last one.
-                    Err(_) if last => break,
-                    Err(e) => bail!("{}: corrupt checkpoint line: {e}", path.display()),
+                    valid_len = header_line.len() as u64;
+                    for (n, line) in lines {
+                        let torn = !line.ends_with(b"\n");
+                        match parse_record::<C>(line.trim_ascii_end()) {
+                            Ok(r) => {
+                                if restored.insert(r.chunk, r.counts).is_some() {
+                                    return Err(refuse(format!(
+                                        "{} line {}: chunk {} recorded twice; the checkpoint was edited",
+                                        path.display(),
+                                        n + 1,
+                                        r.chunk
+                                    )));
+                                }
+                                valid_len += line.len() as u64;
+                            }
+                            // A line cut short by a kill can only be the last one.
+                            Err(_) if torn => break,
+                            Err(e) => {
+                                return Err(refuse(format!(
+                                    "{} line {}: {e}; the checkpoint was edited or corrupted (remove it to start over)",
+                                    path.display(),
+                                    n + 1
+                                )));
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    return Err(refuse(format!(
+                        "{} line 1: not a runner checkpoint: {e}",
+                        path.display()
+                    )));
                 }
             }
         }
@@ -121,7 +156,9 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
 
     /// Appends one finished chunk durably: one write, then a sync.
     pub fn record(&mut self, chunk: u64, counts: &C) -> anyhow::Result<()> {
-        let mut line = serde_json::to_vec(&RecordOut { chunk, counts })?;
+        let json = serde_json::to_vec(&RecordOut { chunk, counts })?;
+        let mut line = format!("{:08x} ", crc32fast::hash(&json)).into_bytes();
+        line.extend(json);
         line.push(b'\n');
         self.file
             .write_all(&line)
@@ -135,6 +172,22 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         std::fs::remove_file(&self.path)
             .with_context(|| format!("cannot remove {}", self.path.display()))
     }
+}
+
+/// One record line: its checksum checked, then its JSON read.
+fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<RecordIn<C>, String> {
+    let (sum, json) = match line.iter().position(|&b| b == b' ') {
+        Some(at) => (&line[..at], &line[at + 1..]),
+        None => return Err("no checksum".into()),
+    };
+    let expected = std::str::from_utf8(sum)
+        .ok()
+        .and_then(|s| u32::from_str_radix(s, 16).ok())
+        .ok_or("no checksum")?;
+    if crc32fast::hash(json) != expected {
+        return Err("checksum mismatch".into());
+    }
+    serde_json::from_slice(json).map_err(|e| format!("unreadable counts: {e}"))
 }
 
 #[cfg(test)]
@@ -156,7 +209,7 @@ mod tests {
         j.record(0, &vec![7]).unwrap();
         drop(j);
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"{\"chunk\": 9, \"coun").unwrap();
+        f.write_all(b"0badc0de {\"chunk\": 9, \"coun").unwrap();
         drop(f);
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
         let got = j.take_restored();
@@ -194,5 +247,47 @@ mod tests {
         drop(j);
         let mut j = Journal::<u32>::open(&path, "abc", true).unwrap();
         assert!(j.take_restored().is_empty());
+    }
+
+    #[test]
+    fn an_edited_or_corrupted_line_is_refused_naming_it() {
+        let path = tmp("edited");
+        let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
+        j.record(0, &vec![10, 2]).unwrap();
+        j.record(1, &vec![7]).unwrap();
+        drop(j);
+        let good = std::fs::read_to_string(&path).unwrap();
+        for (what, bad) in [
+            ("count edited", good.replacen("[10,2]", "[110,2]", 1)),
+            (
+                "checksum lost",
+                good.replacen(" {\"chunk\":1", "{\"chunk\":1", 1),
+            ),
+            ("chunk duplicated", {
+                let line = good.lines().nth(1).unwrap().to_string();
+                format!("{good}{line}\n")
+            }),
+        ] {
+            assert_ne!(bad, good, "{what}");
+            std::fs::write(&path, &bad).unwrap();
+            let err = Journal::<Vec<u32>>::open(&path, "abc", true).err().unwrap();
+            assert!(crate::error::is_refused(&err), "{what}");
+            assert!(err.to_string().contains("line "), "{what}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_empty_or_torn_header_is_no_progress() {
+        let path = tmp("header");
+        for text in ["", "{\"journal\": \"runner chec"] {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            let mut j = Journal::<u32>::open(&path, "abc", true).unwrap();
+            assert!(j.take_restored().is_empty());
+            j.record(4, &1).unwrap();
+            drop(j);
+            let mut j = Journal::<u32>::open(&path, "abc", true).unwrap();
+            assert_eq!(j.take_restored().len(), 1, "{text:?}");
+        }
     }
 }

@@ -66,6 +66,18 @@ pub trait Workload: Sync {
     );
     /// Adds `from` into `into`; must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
+    /// Checks counts read back from a file (a checkpoint) before they are
+    /// trusted: could a chunk of `chunk_len` instances of `cell` have
+    /// produced them? The message says what is impossible.
+    fn check_counts(
+        &self,
+        cell: usize,
+        chunk_len: u64,
+        counts: &Self::Counts,
+    ) -> Result<(), String> {
+        let _ = (cell, chunk_len, counts);
+        Ok(())
+    }
 }
 
 /// Every chunk of a workload, cell by cell, computed from the chunk index
@@ -242,13 +254,23 @@ pub fn run<S: Workload>(
         Some(j) => j.take_restored(),
         None => HashMap::new(),
     };
-    // Restored chunks by cell, merged in chunk order.
+    // Restored chunks by cell, merged in chunk order; each one must be a
+    // chunk of this shard, with counts such a chunk can have.
     let mut restored_by_cell: Vec<Vec<(u64, S::Counts)>> =
         (0..plan.cells()).map(|_| Vec::new()).collect();
     for (global, counts) in restored {
-        if let Some(cell) = (0..plan.cells()).find(|&c| plan.cell_range(c).contains(&global)) {
-            restored_by_cell[cell].push((global, counts));
+        let cell = (0..plan.cells()).find(|&c| plan.cell_range(c).contains(&global));
+        let Some(cell) = cell.filter(|_| global % shard.count == shard.index) else {
+            return Err(crate::error::refuse(format!(
+                "checkpoint: chunk {global} is not a chunk of this run's shard; the checkpoint was edited"
+            )));
+        };
+        if let Err(problem) = study.check_counts(cell, plan.chunk(cell, global).len, &counts) {
+            return Err(crate::error::refuse(format!(
+                "checkpoint: chunk {global}: {problem}; the checkpoint was edited"
+            )));
         }
+        restored_by_cell[cell].push((global, counts));
     }
     let journal = journal.map(Mutex::new);
     let mut results = Vec::with_capacity(plan.cells());

@@ -182,6 +182,12 @@ pub trait DealStudy: Sync {
     fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
     /// Must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
+    /// Could `counts` come from a chunk of `chunk_len` deals? See
+    /// [`Workload::check_counts`].
+    fn check_counts(&self, chunk_len: u64, counts: &Self::Counts) -> Result<(), String> {
+        let _ = (chunk_len, counts);
+        Ok(())
+    }
 }
 
 impl<T: DealStudy> Workload for T {
@@ -215,6 +221,10 @@ impl<T: DealStudy> Workload for T {
 
     fn merge(into: &mut T::Counts, from: T::Counts) {
         <T as DealStudy>::merge(into, from)
+    }
+
+    fn check_counts(&self, _cell: usize, chunk_len: u64, counts: &T::Counts) -> Result<(), String> {
+        DealStudy::check_counts(self, chunk_len, counts)
     }
 }
 

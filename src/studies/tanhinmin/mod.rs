@@ -113,7 +113,7 @@ pub const MU_SIDE: usize = 64;
 
 /// The (μ0, μ1) table: dense while counting, sparse when serialised.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(into = "Vec<MuEntry>", from = "Vec<MuEntry>")]
+#[serde(into = "Vec<MuEntry>", try_from = "Vec<MuEntry>")]
 pub struct MuTable {
     /// Weighted deals and first-player wins at `μ0 * MU_SIDE + μ1`.
     pub deals: Vec<u128>,
@@ -130,13 +130,22 @@ impl From<MuTable> for Vec<MuEntry> {
     }
 }
 
-impl From<Vec<MuEntry>> for MuTable {
-    fn from(v: Vec<MuEntry>) -> Self {
+/// Read back from a file: every μ must be a slot of the table, and no cell
+/// may have more wins than deals.
+impl TryFrom<Vec<MuEntry>> for MuTable {
+    type Error = String;
+    fn try_from(v: Vec<MuEntry>) -> Result<Self, String> {
         let mut t = MuTable::default();
         for (mu0, mu1, deals, wins) in v {
+            if mu0 as usize >= MU_SIDE || mu1 as usize >= MU_SIDE {
+                return Err(format!("μ ({mu0}, {mu1}) is out of range"));
+            }
+            if wins > deals {
+                return Err(format!("μ ({mu0}, {mu1}) has more wins than deals"));
+            }
             t.add(mu0, mu1, deals, wins);
         }
-        t
+        Ok(t)
     }
 }
 
@@ -272,6 +281,25 @@ impl DealStudy for Tanhinmin {
 
     fn merge(into: &mut CellCounts, from: CellCounts) {
         into.merge(from);
+    }
+
+    fn check_counts(&self, chunk_len: u64, c: &CellCounts) -> Result<(), String> {
+        let mu_deals: u128 = c.mu.entries().map(|(_, _, d, _)| d).sum();
+        let mu_wins: u128 = c.mu.entries().map(|(_, _, _, w)| w).sum();
+        let problem = if c.first_wins > c.deals {
+            "more first-player wins than deals"
+        } else if c.agree.checked_add(c.disagree) != Some(c.deals) {
+            "agreeing and disagreeing deals do not add up to the deals"
+        } else if c.evaluated > chunk_len {
+            "more deals evaluated than the chunk holds"
+        } else if mu_deals != c.deals || mu_wins != c.first_wins {
+            "the μ table does not add up to the deals and wins"
+        } else if c.disagreements.len() as u128 > c.disagree {
+            "more disagreements listed than counted"
+        } else {
+            return Ok(());
+        };
+        Err(problem.into())
     }
 }
 
