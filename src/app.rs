@@ -1,15 +1,16 @@
 //! Dispatch from parsed flags to a run, with exit codes in one place.
 
 use crate::cli::{Cli, Command, RunArgs};
-use crate::driver::{RunContext, RunOutcome};
+use crate::driver::{Phase, RunContext, RunOutcome};
 use crate::engine::progress;
 use crate::exit;
 use crate::studies;
 use crate::study::Check;
 use clap::{CommandFactory, Parser};
 use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// The shard to run: count from --shards only (never from SLURM's task count,
 /// which shrinks when failed tasks are resubmitted), index from
@@ -80,6 +81,7 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         shard: None,
         resume: false,
         stop: Arc::new(AtomicBool::new(false)),
+        phase: Arc::new(AtomicU8::new(Phase::PREPARING)),
     };
     match (entry.merge)(partials, &ctx) {
         Ok(check) => check_status(check),
@@ -97,6 +99,35 @@ fn plot(args: &crate::cli::PlotArgs) -> i32 {
         }
         Err(e) => error_status(&e),
     }
+}
+
+/// Handles SIGINT and SIGTERM on a thread of their own. The first signal
+/// asks for a clean stop: while the study is being built or planned there
+/// is nothing to save, so the process ends at once; while chunks run, no
+/// new chunk starts, chunks under way are abandoned between instances, and
+/// the finished ones are journalled; outputs being written are finished. A
+/// second signal ends the process at once.
+fn watch_signals(stop: Arc<AtomicBool>, phase: Arc<AtomicU8>) -> std::io::Result<()> {
+    let mut signals = Signals::new([SIGINT, SIGTERM])?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            let name = if signal == SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!("{name} again: stopping now; finished chunks are in the checkpoint");
+                std::process::exit(exit::INTERRUPTED);
+            }
+            if phase.load(Ordering::SeqCst) == Phase::PREPARING {
+                eprintln!("{name}: stopped before any chunk ran; nothing to resume");
+                std::process::exit(exit::INTERRUPTED);
+            }
+            eprintln!("{name}: stopping after the chunks under way (again to stop at once)");
+        }
+    });
+    Ok(())
 }
 
 /// Parses the command line, runs what it asks, and returns the exit status.
@@ -152,16 +183,13 @@ fn run(args: &RunArgs) -> i32 {
         None => config.output_dir(),
     });
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [SIGINT, SIGTERM] {
-        // A second signal ends the process at once; the first asks for a clean stop.
-        let _ = signal_hook::flag::register_conditional_shutdown(
-            signal,
-            exit::INTERRUPTED,
-            stop.clone(),
-        );
-        let _ = signal_hook::flag::register(signal, stop.clone());
+    let phase = Arc::new(AtomicU8::new(Phase::PREPARING));
+    if let Err(e) = watch_signals(stop.clone(), phase.clone()) {
+        eprintln!("error: cannot install signal handlers: {e}");
+        return exit::RUNTIME;
     }
     let ctx = RunContext {
+        phase,
         config_path: path.clone(),
         out_dir,
         shard,

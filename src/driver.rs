@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Instant;
 
 /// How one run executes; nothing here changes what it computes, except
@@ -38,6 +38,23 @@ pub struct RunContext {
     pub resume: bool,
     /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
     pub stop: Arc<AtomicBool>,
+    /// Where the run is ([`Phase`]), so a signal handler knows whether
+    /// there is anything to checkpoint.
+    pub phase: Arc<AtomicU8>,
+}
+
+/// The phases of a run, as kept in [`RunContext::phase`].
+pub struct Phase;
+
+impl Phase {
+    /// Building the study and planning: nothing to checkpoint yet, so a
+    /// stop request may end the process at once.
+    pub const PREPARING: u8 = 0;
+    /// Running chunks: a stop request is honoured after the chunks under
+    /// way, which are journalled or abandoned.
+    pub const RUNNING: u8 = 1;
+    /// Writing outputs, each atomically: a stop request waits for it.
+    pub const WRITING: u8 = 2;
 }
 
 impl RunContext {
@@ -108,6 +125,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         index,
     };
     let out = &ctx.out_dir;
+    remove_stale_temp_files(out);
     let mut journal = Journal::<S::Counts>::open(
         &out.join(CHECKPOINT_FILE),
         &fingerprint(config, shards, index),
@@ -117,7 +135,10 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         threads: ctx.threads,
         progress: ctx.progress,
     };
-    let cells = match engine::run(&study, &plan, shard, &opts, Some(&mut journal), &ctx.stop)? {
+    ctx.phase.store(Phase::RUNNING, Ordering::SeqCst);
+    let outcome = engine::run(&study, &plan, shard, &opts, Some(&mut journal), &ctx.stop)?;
+    ctx.phase.store(Phase::WRITING, Ordering::SeqCst);
+    let cells = match outcome {
         Outcome::Complete(cells) => cells,
         Outcome::Interrupted {
             chunks_done,
@@ -178,6 +199,21 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         eprintln!("{line}");
     }
     Ok(RunOutcome::Finished(summary.check))
+}
+
+/// Removes the temporary files that a killed run of this directory left
+/// behind while writing its outputs (`.NAME.PID.tmp` of another process).
+fn remove_stale_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mine = format!(".{}.tmp", std::process::id());
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name.ends_with(".tmp") && !name.ends_with(&mine) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes the study's tables and the pictures drawn from them; returns the
@@ -408,6 +444,7 @@ where
     let study = S::build(&config, &ctx.build_context())?;
     let counts: Vec<&S::Counts> = cells.iter().collect();
     let out = &ctx.out_dir;
+    remove_stale_temp_files(out);
     let mut written = write_tables(&study, &counts, &config, out)?;
     let summary = study.summary(&counts, out);
     written.push("manifest.json".into());

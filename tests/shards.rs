@@ -435,13 +435,20 @@ fn edited_shard_results_and_checkpoints_are_refused() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(600));
+    // Wait until a chunk is journalled (the header is line 1).
+    let journal = out.join("checkpoint.jsonl");
+    for _ in 0..600 {
+        let lines = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
+        if lines >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(4), "interrupted");
-    let journal = out.join("checkpoint.jsonl");
     let text = std::fs::read_to_string(&journal).unwrap();
     let at = text.find("\"deals\":").expect("a chunk was checkpointed");
     let edited = format!("{}\"deals\":1{}", &text[..at], &text[at + 8..]);
@@ -453,4 +460,45 @@ fn edited_shard_results_and_checkpoints_are_refused() {
         "{}",
         stderr(&o)
     );
+}
+
+/// SIGTERM in the middle of a chunk that would run for many minutes
+/// (card-count deals of 10 cards each, a third of a second each, 4,096 to a
+/// chunk) stops the run after the deal under way, not after the chunk; stale temp files of a killed run
+/// are removed when the directory is run again.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
+    let dir = scratch("long-chunk");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"long\"\nstudy = \"score\"\nmode = \"sample\"\nseed = 1\ndeals = 5000\n[hands]\nsizes = [[10, 10]]\n[solver]\nmemo_mb = 64\n",
+    );
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let stale = out.join(".stats.csv.999999999.tmp");
+    std::fs::write(&stale, "half a table").unwrap();
+    let child = runner()
+        .args(run_args(&cfg, &out, &["-j", "1"]))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = std::time::Instant::now();
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    // A liveness bound, not a speed target: the chunk alone takes many
+    // minutes, one deal well under a second.
+    assert!(
+        sent.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(!stale.exists(), "the stale temp file was removed");
+    assert!(out.join("checkpoint.jsonl").exists());
 }

@@ -311,9 +311,17 @@ pub fn run<S: Workload>(
                 let mut counts = S::Counts::default();
                 {
                     let mut worker = workers[slot].lock().expect("worker poisoned");
+                    // A stop request abandons the chunk between instances
+                    // (it is redone on resume), so a long chunk does not
+                    // hold up a stop.
                     study.for_each_instance(chunk, |inst| {
-                        study.evaluate(&mut worker, inst, &mut counts)
+                        if !stop.load(Ordering::Relaxed) {
+                            study.evaluate(&mut worker, inst, &mut counts)
+                        }
                     });
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
                 }
                 if let Some(j) = &journal {
                     j.lock()
