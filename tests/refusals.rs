@@ -1,0 +1,150 @@
+//! Bad input is refused before any work: one line naming the file, the key
+//! and the problem, exit 2, no panic, no output directory. One case per
+//! class of issue 16, with more of our own.
+
+mod common;
+
+use common::{run, scratch, stderr};
+
+fn refused(name: &str, body: &str, key: &str) {
+    let dir = scratch(&format!("refuse-{name}"));
+    let cfg = dir.join("c.toml");
+    std::fs::write(&cfg, body).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{name}: one line: {err}");
+    assert!(err.contains("c.toml"), "{name}: names the file: {err}");
+    assert!(err.contains(key), "{name}: names {key}: {err}");
+    assert!(!out.exists(), "{name}: no work started");
+}
+
+const HEAD: &str = "[experiment]\nname = \"t\"\n";
+
+#[test]
+fn configs_that_would_overflow_or_mislead_are_refused() {
+    let cases: &[(&str, String, &str)] = &[
+        (
+            "rates-overflow",
+            format!("{HEAD}study = \"rates\"\nmode = \"exhaustive\"\n[deck]\nranks = 64\ncopies = 4\n[hands]\nsizes = [[12, 12]]\n"),
+            "[hands] sizes[0]",
+        ),
+        (
+            "rates-huge-copies",
+            format!("{HEAD}study = \"rates\"\nmode = \"exhaustive\"\n[deck]\nranks = 30\ncopies = 255\n[hands]\nsizes = [[30, 30]]\n"),
+            "[hands] sizes[0]",
+        ),
+        (
+            "u32-wrap-sample",
+            format!("{HEAD}mode = \"sample\"\ndeals = 5\n[hands]\nsizes = [[4294967295, 1]]\n"),
+            "[hands] sizes[0]",
+        ),
+        (
+            "u32-wrap-exhaustive",
+            format!("{HEAD}mode = \"exhaustive\"\n[hands]\nsizes = [[1, 4294967295]]\n"),
+            "[hands] sizes[0]",
+        ),
+        (
+            "u32-wrap-rates",
+            format!("{HEAD}study = \"rates\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[4294967295, 1]]\n"),
+            "[hands] sizes[0]",
+        ),
+        (
+            "cell-of-three",
+            format!("{HEAD}mode = \"exhaustive\"\n[hands]\nsizes = [[2, 2, 2]]\n"),
+            "[hands] sizes",
+        ),
+        (
+            "cell-of-one",
+            format!("{HEAD}mode = \"exhaustive\"\n[hands]\nsizes = [[2]]\n"),
+            "[hands] sizes",
+        ),
+        (
+            "foreign-cut",
+            format!("{HEAD}mode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[cut]\nrank = 6\n"),
+            "[cut]",
+        ),
+        (
+            "foreign-impartial",
+            format!("{HEAD}mode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[impartial]\nbirthday = 2\n"),
+            "[impartial]",
+        ),
+        (
+            "sample-impartial",
+            format!("{HEAD}study = \"impartial\"\nmode = \"sample\"\ndeals = 4\n"),
+            "[experiment] mode",
+        ),
+        (
+            "solver-in-mahjong",
+            format!("{HEAD}study = \"mahjong\"\nmode = \"exhaustive\"\n[solver]\nmemo_mb = 64\n"),
+            "[solver]",
+        ),
+        (
+            "deals-in-exhaustive",
+            format!("{HEAD}mode = \"exhaustive\"\ndeals = 7\n[hands]\nsizes = [[2, 2]]\n"),
+            "[experiment] deals",
+        ),
+        (
+            "name-escapes",
+            "[experiment]\nname = \"../../x\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n".into(),
+            "[experiment] name",
+        ),
+        (
+            "name-absolute",
+            "[experiment]\nname = \"/tmp/x\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n".into(),
+            "[experiment] name",
+        ),
+        (
+            "name-newline",
+            "[experiment]\nname = \"x\\ntouch PWNED\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n".into(),
+            "[experiment] name",
+        ),
+        (
+            "name-dot",
+            "[experiment]\nname = \"..\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n".into(),
+            "[experiment] name",
+        ),
+        (
+            "empty-dir",
+            format!("{HEAD}mode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[output]\ndir = \"\"\n"),
+            "[output] dir",
+        ),
+        (
+            "cut-rank-beyond",
+            format!("{HEAD}study = \"cut\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[cut]\nrank = 14\n"),
+            "[cut] rank",
+        ),
+    ];
+    for (name, body, key) in cases {
+        refused(name, body, key);
+    }
+}
+
+#[test]
+fn flags_past_what_the_machine_can_use_are_refused() {
+    let quick = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml");
+    let dir = scratch("flags");
+    let out = dir.join("out");
+    for extra in [
+        vec!["-j", "65535"],
+        vec!["--shards", "18446744073709551615", "--shard-index", "0"],
+    ] {
+        let mut args = vec!["--config", quick, "--out", out.to_str().unwrap(), "-q"];
+        args.extend(extra.iter());
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+    assert!(!out.exists());
+    // A file that is not a config, such as an endless one, is refused by size.
+    let o = run(&["--config", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a config"), "{}", stderr(&o));
+}
