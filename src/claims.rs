@@ -47,7 +47,7 @@ pub trait Suite: Sync + Sized + 'static {
     /// Checks the suite's own config table; errors read "[table] key: problem".
     fn validate(config: &Config) -> Result<(), String>;
     /// `inject_fault` swaps one claim for a deliberately wrong one.
-    fn build(config: &Config, inject_fault: bool) -> anyhow::Result<Self>;
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self>;
     /// Every claim of the suite, in output order.
     fn claims(&self) -> &[ClaimSpec];
     /// Fresh per-thread scratch.
@@ -209,7 +209,7 @@ pub fn claims_table(specs: &[ClaimSpec], cells: &[&ClaimCounts]) -> Vec<u8> {
 
 impl<S: Suite> Study for ClaimStudy<S> {
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
-        Ok(ClaimStudy::new(S::build(config, ctx.inject_fault)?))
+        Ok(ClaimStudy::new(S::build(config, ctx)?))
     }
 
     fn tables(&self, cells: &[&ClaimCounts]) -> Vec<(&'static str, Vec<u8>)> {

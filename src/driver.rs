@@ -63,6 +63,7 @@ impl RunContext {
         BuildContext {
             threads: self.threads,
             inject_fault: self.inject_fault,
+            progress: self.progress,
         }
     }
 }

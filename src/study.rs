@@ -62,6 +62,8 @@ pub struct BuildContext {
     pub threads: usize,
     /// Swap the study's claim for a deliberately wrong one.
     pub inject_fault: bool,
+    /// How a long build (a claim study's tables) shows its progress.
+    pub progress: crate::engine::progress::Mode,
 }
 
 /// A theorem check at scale: an engine workload plus how to build it from a

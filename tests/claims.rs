@@ -8,6 +8,15 @@ use runner::claims::{self, Suite, Verdict};
 use runner::games::mahjong::recurrence::Recurrence;
 use runner::studies::impartial::{Impartial, ImpartialConfig, SumRule};
 use runner::studies::mahjong::{Mahjong, MahjongConfig, MahjongRange};
+use runner::study::BuildContext;
+
+fn quiet() -> BuildContext {
+    BuildContext {
+        threads: 1,
+        inject_fault: false,
+        progress: runner::engine::progress::Mode::Quiet,
+    }
+}
 
 fn small_impartial() -> ImpartialConfig {
     ImpartialConfig {
@@ -126,8 +135,8 @@ fn small_mahjong() -> MahjongConfig {
 
 #[test]
 fn mahjong_permutation_holds_and_a_faulty_recurrence_is_caught() {
-    let good = Mahjong::new(&small_mahjong(), Recurrence::Seed);
-    let bad = Mahjong::new(&small_mahjong(), Recurrence::Faulty);
+    let good = Mahjong::new(&small_mahjong(), Recurrence::Seed, &quiet());
+    let bad = Mahjong::new(&small_mahjong(), Recurrence::Faulty, &quiet());
     let perm = "mahjong.permutation.S136.t18.d4.a1-5";
     let ok = counts(&good, perm);
     assert!(ok.instances > 600);

@@ -121,6 +121,13 @@ fn configs_that_would_overflow_or_mislead_are_refused() {
             format!("{HEAD}study = \"cut\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[cut]\nrank = 14\n"),
             "[cut] rank",
         ),
+        (
+            // 20 ranks would overflow the variant's 128-bit memo key and
+            // alias positions: a silent wrong answer, so it is refused.
+            "cut-key-overflow",
+            format!("{HEAD}study = \"cut\"\nmode = \"sample\"\ndeals = 3\n[deck]\nranks = 20\ncopies = 4\n[hands]\nsizes = [[12, 12]]\n[cut]\nrank = 6\n"),
+            "[deck] ranks",
+        ),
     ];
     for (name, body, key) in cases {
         refused(name, body, key);

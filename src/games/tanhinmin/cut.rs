@@ -5,6 +5,13 @@ use super::memo::BoundedMemo;
 use super::moves::{Move, hand_after, legal_moves};
 use super::position::{Position, pack_position};
 
+/// Most ranks the variant's memo key holds: [`pack_position`] takes 6 bits
+/// a rank plus 6 for the field, and the cut rank's index takes 6 more, all
+/// in one `u128`. A 20-rank position would shift bits off the top and
+/// alias two positions in the memo, so larger decks are refused up front.
+pub const CUT_MAX_RANKS: usize = (128 - 6 - 6) / 6;
+const _: () = assert!(CUT_MAX_RANKS * 6 + 12 <= 128);
+
 /// Memoised minimax of the variant. Positions are not compressed, so the
 /// cut rank keeps its index; the key is the raw counts and the field.
 pub struct CutSolver {
@@ -35,6 +42,7 @@ impl CutSolver {
     /// `p` is compressed and `cut` is the cut rank's index in it, if anyone
     /// holds a card of it.
     fn search(&mut self, p: &Position, cut: Option<usize>) -> bool {
+        debug_assert!(p.ranks <= CUT_MAX_RANKS, "validation refuses larger decks");
         let key = (pack_position(p) << 6) | cut.map_or(63, |c| c as u128);
         if let Some(v) = self.memo.get(key) {
             return v;

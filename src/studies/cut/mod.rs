@@ -10,7 +10,7 @@ use crate::config::Config;
 pub use crate::config::tables::CutConfig;
 use crate::engine::CellResult;
 use crate::export::Table;
-use crate::games::tanhinmin::cut::CutSolver;
+use crate::games::tanhinmin::cut::{CUT_MAX_RANKS, CutSolver};
 use crate::games::tanhinmin::formula::mover_wins_counts;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
@@ -27,6 +27,12 @@ use std::path::Path;
 /// Checks `[cut]` and the deck the cut solver's keys hold.
 pub fn validate(config: &Config) -> Result<(), String> {
     validate_small_deck(config)?;
+    if config.deck.ranks as usize > CUT_MAX_RANKS {
+        return Err(format!(
+            "[deck] ranks: {} is more than the {CUT_MAX_RANKS} study `cut` supports (its memo key is 128 bits)",
+            config.deck.ranks
+        ));
+    }
     let Some(cut) = &config.cut else {
         return Err("[cut] rank: required by study `cut`".into());
     };

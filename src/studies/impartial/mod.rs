@@ -11,6 +11,7 @@ use crate::config::Config;
 pub use crate::config::tables::ImpartialConfig;
 use crate::games::impartial::games::{self, Arena, Compounds, GameId, Sums};
 use crate::games::impartial::rules;
+use crate::study::BuildContext;
 
 fn check_range(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
     if v < lo || v > hi {
@@ -672,8 +673,8 @@ impl Suite for Impartial {
         Ok(())
     }
 
-    fn build(config: &Config, inject_fault: bool) -> anyhow::Result<Self> {
-        let rule = if inject_fault {
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
+        let rule = if ctx.inject_fault {
             SumRule::Plus
         } else {
             SumRule::Xor

@@ -13,8 +13,9 @@
 use crate::claims::{ClaimSpec, Suite, Verdict};
 use crate::config::Config;
 pub use crate::config::tables::{MahjongConfig, MahjongRange};
+use crate::engine::progress::Progress;
 use crate::games::mahjong::recurrence::{Curve, Recurrence};
-use hashbrown::HashMap;
+use crate::study::BuildContext;
 use rayon::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,11 +32,22 @@ struct Check {
     /// Permutation: number of values per slot; uniqueness: unused.
     base: u32,
     max_d: u32,
-    /// Uniqueness: every multiset, and the multisets sharing each hash.
-    multisets: Vec<Vec<u32>>,
-    by_hash: HashMap<u64, Vec<u32>>,
-    hashes: Vec<u64>,
+    /// Uniqueness: the largest a_i.
+    max: u32,
+    /// Uniqueness: (curve hash, multiset index) for every multiset, sorted,
+    /// so the multisets sharing a hash are adjacent. 16 bytes a multiset is
+    /// the whole memory of the search: multisets are rebuilt from their
+    /// index rather than stored.
+    by_hash: Vec<(u64, u32)>,
 }
+
+/// Memory the uniqueness search keeps per multiset (one `by_hash` entry).
+pub const BYTES_PER_MULTISET: u64 = 16;
+/// Most multisets one range and wall may search.
+pub const MAX_MULTISETS_PER_WALL: u128 = 20_000_000;
+/// Most multisets all ranges together may search: about 640 MB of
+/// `by_hash` entries, the study's whole memory budget.
+pub const MAX_MULTISETS_IN_ALL: u128 = 40_000_000;
 
 /// The mahjong claim suite.
 pub struct Mahjong {
@@ -44,24 +56,53 @@ pub struct Mahjong {
     specs: Vec<ClaimSpec>,
 }
 
-/// Nondecreasing tuples of length 1..=max_d over min..=max, shorter first,
-/// then lexicographic.
-fn multisets(min: u32, max: u32, max_d: u32) -> Vec<Vec<u32>> {
-    let mut out = Vec::new();
-    for d in 1..=max_d as usize {
-        let mut cur = vec![min; d];
-        loop {
-            out.push(cur.clone());
-            let Some(i) = (0..d).rev().find(|&i| cur[i] < max) else {
-                break;
-            };
-            let v = cur[i] + 1;
-            for x in &mut cur[i..] {
-                *x = v;
-            }
+/// Nondecreasing tuples of length `d` over `lo..=max`: C(max - lo + d, d).
+fn multisets_of_length(lo: u32, max: u32, d: u32) -> u128 {
+    crate::stats::binomial(max - lo + d, d).expect("bounded by validation")
+}
+
+/// Number of nondecreasing tuples of length 1..=max_d over min..=max.
+fn multiset_count(min: u32, max: u32, max_d: u32) -> Option<u128> {
+    (1..=max_d).try_fold(0u128, |acc, d| {
+        acc.checked_add(crate::stats::binomial(
+            max.checked_sub(min)?.checked_add(d)?,
+            d,
+        )?)
+    })
+}
+
+/// Multiset `i` of the order "shorter first, then lexicographic" over
+/// nondecreasing tuples of length 1..=max_d with values in min..=max.
+fn multiset(min: u32, max: u32, max_d: u32, mut i: u128) -> Vec<u32> {
+    for d in 1..=max_d {
+        let count = multisets_of_length(min, max, d);
+        if i >= count {
+            i -= count;
+            continue;
         }
+        let mut out = Vec::with_capacity(d as usize);
+        let mut lo = min;
+        for left in (1..=d).rev() {
+            // Tuples of length `left` over v..=max that start at or after
+            // v: C(max - v + left, left), decreasing in v. The value here is
+            // the largest v whose tuples starting before it number <= i.
+            let all = multisets_of_length(lo, max, left);
+            let (mut a, mut b) = (lo, max);
+            while a < b {
+                let mid = a + (b - a).div_ceil(2);
+                if all - multisets_of_length(mid, max, left) <= i {
+                    a = mid;
+                } else {
+                    b = mid - 1;
+                }
+            }
+            i -= all - multisets_of_length(a, max, left);
+            out.push(a);
+            lo = a;
+        }
+        return out;
     }
-    out
+    panic!("multiset index out of range")
 }
 
 fn show(a: &[u32]) -> String {
@@ -95,14 +136,14 @@ impl Check {
     fn instances(&self) -> u64 {
         match self.kind {
             Kind::Permutation => (1..=self.max_d).map(|d| u64::from(self.base).pow(d)).sum(),
-            Kind::Uniqueness => self.multisets.len() as u64,
+            Kind::Uniqueness => self.by_hash.len() as u64,
         }
     }
 }
 
 impl Mahjong {
     /// The suite for `cfg`, run with recurrence `rule`.
-    pub fn new(cfg: &MahjongConfig, rule: Recurrence) -> Self {
+    pub fn new(cfg: &MahjongConfig, rule: Recurrence, ctx: &BuildContext) -> Self {
         let mut checks = Vec::new();
         let mut specs = Vec::new();
         for r in &cfg.ranges {
@@ -119,9 +160,8 @@ impl Mahjong {
                     min: r.min_effective,
                     base: r.permutation_max_effective - r.min_effective + 1,
                     max_d: r.max_replacements,
-                    multisets: Vec::new(),
-                    by_hash: HashMap::new(),
-                    hashes: Vec::new(),
+                    max: 0,
+                    by_hash: Vec::new(),
                 };
                 specs.push(ClaimSpec {
                     suite: "mahjong",
@@ -129,11 +169,6 @@ impl Mahjong {
                     instances: perm.instances(),
                 });
                 checks.push(perm);
-                let sets = multisets(
-                    r.min_effective,
-                    r.uniqueness_max_effective,
-                    r.max_replacements,
-                );
                 let mut uniq = Check {
                     kind: Kind::Uniqueness,
                     s,
@@ -141,18 +176,26 @@ impl Mahjong {
                     min: r.min_effective,
                     base: 0,
                     max_d: r.max_replacements,
-                    multisets: Vec::new(),
-                    by_hash: HashMap::new(),
-                    hashes: Vec::new(),
+                    max: r.uniqueness_max_effective,
+                    by_hash: Vec::new(),
                 };
-                uniq.hashes = sets
-                    .par_iter()
-                    .map(|m| uniq.curve(m, Recurrence::Seed).hash())
+                let sets = multiset_count(uniq.min, uniq.max, uniq.max_d)
+                    .expect("bounded by validation") as u32;
+                let hashing = Progress::start(
+                    &format!("hashing uniqueness curves, S={s}"),
+                    u64::from(sets),
+                    ctx.progress,
+                );
+                uniq.by_hash = (0..sets)
+                    .into_par_iter()
+                    .map(|i| {
+                        let m = multiset(uniq.min, uniq.max, uniq.max_d, i.into());
+                        hashing.add(1);
+                        (uniq.curve(&m, Recurrence::Seed).hash(), i)
+                    })
                     .collect();
-                for (i, &h) in uniq.hashes.iter().enumerate() {
-                    uniq.by_hash.entry(h).or_default().push(i as u32);
-                }
-                uniq.multisets = sets;
+                hashing.finish();
+                uniq.by_hash.par_sort_unstable();
                 specs.push(ClaimSpec {
                     suite: "mahjong",
                     id: format!("mahjong.uniqueness.{tag}{}", r.uniqueness_max_effective),
@@ -178,6 +221,7 @@ impl Suite for Mahjong {
         if cfg.ranges.is_empty() {
             return Err("[mahjong] ranges: must list at least one range".into());
         }
+        let mut all_sets: u128 = 0;
         for (i, r) in cfg.ranges.iter().enumerate() {
             let key = |k: &str| format!("[mahjong] ranges[{i}].{k}");
             if r.tiles.is_empty() {
@@ -213,14 +257,22 @@ impl Suite for Mahjong {
                     key("permutation_max_effective")
                 ));
             }
-            let span = u64::from(r.uniqueness_max_effective - r.min_effective);
-            let sets = crate::stats::binomial(
-                (span + u64::from(r.max_replacements)) as u32,
+            let sets = multiset_count(
+                r.min_effective,
+                r.uniqueness_max_effective,
                 r.max_replacements,
             );
-            if sets.is_none_or(|n| n > 20_000_000) {
+            if sets.is_none_or(|n| n > MAX_MULTISETS_PER_WALL) {
                 return Err(format!(
-                    "{}: too many multisets to search (over 20 million)",
+                    "{}: too many multisets to search (over {MAX_MULTISETS_PER_WALL})",
+                    key("uniqueness_max_effective")
+                ));
+            }
+            all_sets += sets.unwrap_or(0) * r.tiles.len() as u128;
+            if all_sets > MAX_MULTISETS_IN_ALL {
+                return Err(format!(
+                    "{}: the ranges together search more than {MAX_MULTISETS_IN_ALL} multisets, \
+                     which at {BYTES_PER_MULTISET} bytes each is past the study's memory budget",
                     key("uniqueness_max_effective")
                 ));
             }
@@ -240,8 +292,8 @@ impl Suite for Mahjong {
         Ok(())
     }
 
-    fn build(config: &Config, inject_fault: bool) -> anyhow::Result<Self> {
-        let rule = if inject_fault {
+    fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
+        let rule = if ctx.inject_fault {
             Recurrence::Faulty
         } else {
             Recurrence::Seed
@@ -249,6 +301,7 @@ impl Suite for Mahjong {
         Ok(Mahjong::new(
             &config.mahjong.clone().unwrap_or_default(),
             rule,
+            ctx,
         ))
     }
 
@@ -282,21 +335,25 @@ impl Suite for Mahjong {
                 }
             }
             Kind::Uniqueness => {
-                let me = &c.multisets[i as usize];
-                let mine = c.curve(me, Recurrence::Seed);
-                let group = &c.by_hash[&c.hashes[i as usize]];
-                for &j in group {
-                    if j as u64 == i {
+                let me = multiset(c.min, c.max, c.max_d, i.into());
+                let mine = c.curve(&me, Recurrence::Seed);
+                let hash = mine.hash();
+                let start = c.by_hash.partition_point(|&(h, _)| h < hash);
+                for &(h, j) in &c.by_hash[start..] {
+                    if h != hash {
+                        break;
+                    }
+                    if u64::from(j) == i {
                         continue;
                     }
-                    let other = &c.multisets[j as usize];
-                    if c.curve(other, Recurrence::Seed) == mine {
+                    let other = multiset(c.min, c.max, c.max_d, j.into());
+                    if c.curve(&other, Recurrence::Seed) == mine {
                         return Verdict::Fails(format!(
                             "S={} t<={}: a={} and a={} give identical p^(d)_t",
                             c.s,
                             c.horizon,
-                            show(me),
-                            show(other)
+                            show(&me),
+                            show(&other)
                         ));
                     }
                 }
@@ -310,12 +367,48 @@ impl Suite for Mahjong {
 mod tests {
     use super::*;
 
+    /// The plain twin of [`multiset`]: every nondecreasing tuple, listed.
+    fn multisets_listed(min: u32, max: u32, max_d: u32) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        for d in 1..=max_d as usize {
+            let mut cur = vec![min; d];
+            loop {
+                out.push(cur.clone());
+                let Some(i) = (0..d).rev().find(|&i| cur[i] < max) else {
+                    break;
+                };
+                let v = cur[i] + 1;
+                for x in &mut cur[i..] {
+                    *x = v;
+                }
+            }
+        }
+        out
+    }
+
     #[test]
-    fn multisets_are_counted_right() {
+    fn multisets_are_counted_and_unranked_like_the_listing() {
         // C(n + d - 1, d) multisets of size d from n values.
-        let m = multisets(1, 4, 3);
+        let m = multisets_listed(1, 4, 3);
         assert_eq!(m.len(), 4 + 10 + 20);
         assert_eq!(m[4], vec![1, 1]);
-        assert!(m.iter().all(|v| v.windows(2).all(|w| w[0] <= w[1])));
+        for (min, max, d) in [
+            (1, 4, 3),
+            (0, 0, 4),
+            (0, 7, 5),
+            (3, 9, 2),
+            (1, 1, 1),
+            (2, 30, 3),
+        ] {
+            let listed = multisets_listed(min, max, d);
+            assert_eq!(multiset_count(min, max, d), Some(listed.len() as u128));
+            for (i, want) in listed.iter().enumerate() {
+                assert_eq!(
+                    &multiset(min, max, d, i as u128),
+                    want,
+                    "{min}..={max} d<={d} #{i}"
+                );
+            }
+        }
     }
 }
