@@ -14,7 +14,7 @@
 use crate::config::Config;
 use crate::engine::{CellResult, Chunk, Workload};
 use crate::export::Table;
-use crate::study::{BuildContext, Study, Summary};
+use crate::study::{BuildContext, CellOutline, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -50,6 +50,9 @@ pub trait Suite: Sync + Sized + 'static {
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self>;
     /// Every claim of the suite, in output order.
     fn claims(&self) -> &[ClaimSpec];
+    /// The claims `config` will check, and the suite's memory, cheaply
+    /// (without its long build).
+    fn outline(config: &Config, threads: usize) -> SuiteOutline;
     /// Fresh per-thread scratch.
     fn new_scratch(&self) -> Self::Scratch;
     /// Checks instance `index` of claim `claim`.
@@ -108,6 +111,18 @@ impl ClaimCounts {
             "fails"
         }
     }
+}
+
+/// What a suite will check and hold, from its config alone.
+pub struct SuiteOutline {
+    /// Every claim, in output order.
+    pub claims: Vec<ClaimSpec>,
+    /// Bytes the suite's tables and per-thread scratch hold.
+    pub memory: u64,
+    /// The config keys that bound `memory`.
+    pub budget_key: &'static str,
+    /// The bound: `memory` never exceeds it.
+    pub budget: u64,
 }
 
 /// Instances per chunk: small enough to spread over threads, large enough
@@ -210,6 +225,25 @@ pub fn claims_table(specs: &[ClaimSpec], cells: &[&ClaimCounts]) -> Vec<u8> {
 impl<S: Suite> Study for ClaimStudy<S> {
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         Ok(ClaimStudy::new(S::build(config, ctx)?))
+    }
+
+    fn outline(config: &Config, threads: usize) -> Outline {
+        let o = S::outline(config, threads);
+        Outline {
+            cells: o
+                .claims
+                .into_iter()
+                .map(|c| CellOutline {
+                    label: c.id,
+                    items: c.instances,
+                    chunk_size: CHUNK,
+                })
+                .collect(),
+            memory: o.memory,
+            budget_key: o.budget_key,
+            budget: o.budget,
+            notes: Vec::new(),
+        }
     }
 
     fn tables(&self, cells: &[&ClaimCounts]) -> Vec<(&'static str, Vec<u8>)> {

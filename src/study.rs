@@ -5,7 +5,7 @@
 //! same way.
 
 use crate::config::Config;
-use crate::engine::{CellResult, Workload};
+use crate::engine::{CellResult, Plan, Workload};
 use std::path::Path;
 
 /// What a study's check concluded; the top layer turns it into an exit
@@ -66,11 +66,51 @@ pub struct BuildContext {
     pub progress: crate::engine::progress::Mode,
 }
 
+/// A run described from its config alone, before any work and without
+/// building tables or allocating a memo: what `runner plan` prints, and
+/// what the config fuzz test holds to its budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outline {
+    /// The cells, in run order.
+    pub cells: Vec<CellOutline>,
+    /// The memory the run's tables and memo will hold, in bytes, beyond a
+    /// small constant (the program, thread stacks, per-chunk counts).
+    pub memory: u64,
+    /// The config key that bounds `memory`, as written in errors.
+    pub budget_key: &'static str,
+    /// Its bound, in bytes: `memory` never exceeds it.
+    pub budget: u64,
+    /// One-line notes on settings that were adjusted (a memo cut to what
+    /// the machine has).
+    pub notes: Vec<String>,
+}
+
+/// One cell of an [`Outline`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellOutline {
+    /// As shown in progress lines.
+    pub label: String,
+    /// Instances (deals, patterns, claim instances).
+    pub items: u64,
+    /// Instances per chunk.
+    pub chunk_size: u64,
+}
+
+impl Outline {
+    /// The chunk plan the engine will run.
+    pub fn plan(&self) -> Plan {
+        Plan::from_sizes(self.cells.iter().map(|c| (c.items, c.chunk_size)))
+    }
+}
+
 /// A theorem check at scale: an engine workload plus how to build it from a
 /// config, which tables it writes, and what its counts conclude.
 pub trait Study: Workload + Sized {
     /// Builds the study from a config already checked by the registry.
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self>;
+    /// What a run of `config` on `threads` threads will do and hold,
+    /// computed cheaply from the config (checked by the registry).
+    fn outline(config: &Config, threads: usize) -> Outline;
     /// Deterministic tables from merged per-cell counts, as (file, bytes).
     fn tables(&self, cells: &[&Self::Counts]) -> Vec<(&'static str, Vec<u8>)>;
     /// `run.csv`: timings and search effort, which vary from run to run.

@@ -94,12 +94,24 @@ pub struct Plan {
 impl Plan {
     /// The plan of `study`'s cells.
     pub fn new<S: Workload>(study: &S) -> Plan {
+        let sizes = study.cell_sizes();
+        Plan::from_sizes(
+            sizes
+                .iter()
+                .enumerate()
+                .map(|(cell, &items)| (items, study.chunk_size(cell))),
+        )
+    }
+
+    /// The plan of cells given as (items, chunk size).
+    pub fn from_sizes(sizes: impl IntoIterator<Item = (u64, u64)>) -> Plan {
         let mut cells = Vec::new();
         let mut global = 0u64;
-        for (cell, &items) in study.cell_sizes().iter().enumerate() {
-            let size = study.chunk_size(cell).max(1);
+        for (items, size) in sizes {
+            let size = size.max(1);
             cells.push((items, size, global));
-            global += items.div_ceil(size);
+            // Validation bounds every cell far below 2^64 chunks in all.
+            global = global.saturating_add(items.div_ceil(size));
         }
         Plan {
             cells,

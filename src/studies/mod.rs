@@ -18,7 +18,7 @@ use crate::claims::{ClaimStudy, Suite};
 use crate::config::{Config, Mode, SolverConfig};
 use crate::driver::{self, RunContext, RunOutcome, ShardResults};
 use crate::error::Refused;
-use crate::study::{Check, Study};
+use crate::study::{Check, Outline, Study};
 use std::path::Path;
 
 /// One study as the top layer sees it: a name, its config checks, and how
@@ -28,6 +28,8 @@ pub struct StudyEntry {
     pub name: &'static str,
     /// Checks the study's part of a config; returns "[table] key: problem".
     pub validate: fn(&Config) -> Result<(), String>,
+    /// What a run will do and hold, from the config alone ([`Study::outline`]).
+    pub outline: fn(&Config, usize) -> Outline,
     /// Runs (a shard of) the study.
     pub run: fn(&Config, &RunContext) -> anyhow::Result<RunOutcome>,
     /// Merges the shards of a run.
@@ -49,6 +51,7 @@ where
     StudyEntry {
         name,
         validate,
+        outline: S::outline,
         run: driver::run::<S>,
         merge: driver::merge::<S>,
         samples: true,

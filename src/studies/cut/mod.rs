@@ -18,9 +18,10 @@ use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
-    DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, validate_small_deck,
+    self, DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, memo_size,
+    validate_small_deck,
 };
-use crate::study::{BuildContext, Study, Summary};
+use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -43,6 +44,12 @@ pub fn validate(config: &Config) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The deals of a cut config: exhaustive patterns never merge the cut rank.
+fn cut_source(config: &Config) -> DealSource {
+    let cut = config.cut.as_ref().expect("checked by validate").rank;
+    DealSource::with_distinguished_rank(config, Some(cut))
 }
 
 /// A deal where the plain μ test misnames the variant's winner.
@@ -167,15 +174,22 @@ pub struct CutWorker {
 }
 
 impl Study for CutStudy {
+    fn outline(config: &Config, _threads: usize) -> Outline {
+        let source = cut_source(config);
+        deal_study::outline(config, &source, memo_size(config, &source))
+    }
+
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let cut = config.cut.as_ref().expect("checked by validate").rank;
-        let source = DealSource::with_distinguished_rank(config, Some(cut));
-        let memo_bytes = memo_budget(config, &source) / ctx.threads.max(1);
+        let source = cut_source(config);
+        let share = memo_budget(config, &source) / ctx.threads.max(1);
         // The plain game's canonical positions recur across deals far more
         // than the cut game's (no cut rank to track), and its table is
         // fixed-size and touched all over: on configs/cut.toml 64 MiB per
         // thread ran in 4.2 s and 0.85 GB, 512 MiB in 6.3 s and 1.76 GB.
-        let plain_memo_bytes = (memo_bytes / 2).min(64 << 20);
+        // Both memos come out of the thread's share of the budget.
+        let plain_memo_bytes = (share / 2).min(64 << 20);
+        let memo_bytes = share - plain_memo_bytes;
         Ok(CutStudy {
             source,
             cut,

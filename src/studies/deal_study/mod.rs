@@ -14,6 +14,7 @@ use crate::engine::{Chunk, Workload};
 use crate::games::cards::{Deal, DealSpace, Dealer, Deck, MAX_RANKS};
 use crate::games::tanhinmin::position::{PACKED_MAX_COPIES, PACKED_MAX_RANKS};
 use crate::random::chunk_rng;
+use crate::study::{CellOutline, Outline};
 use serde::{Deserialize, Serialize};
 
 /// A deal and where it sits in the run.
@@ -241,26 +242,62 @@ impl<T: DealStudy> Workload for T {
 /// is cut to that, with a one-line note: a memo only changes speed, and an
 /// allocation the machine cannot give would abort the run.
 pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
+    let (bytes, note) = memo_size(config, source);
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    bytes
+}
+
+/// [`memo_budget`] without printing: the bytes, and the note to print if
+/// the machine could not give what the config asks.
+pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>) {
     let need: usize = source
         .cells
         .iter()
         .zip(source.cell_sizes())
         .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
         .fold(0usize, |acc, x| acc.saturating_add(x));
-    let asked = (config.solver.memo_mb as usize).saturating_mul(1 << 20);
+    let asked = asked_memo_bytes(config) as usize;
     let budget = asked.min(need.max(16 << 20));
     match crate::engine::available_memory() {
         Some(free) if budget as u64 > free / 4 * 3 => {
-            let cut = (free / 4 * 3).max(16 << 20) as usize;
-            eprintln!(
+            let cut = (free / 4 * 3).max(16 << 20).min(budget as u64) as usize;
+            let note = format!(
                 "note: [solver] memo_mb = {} is more than this machine can give ({} MiB available); using {} MiB",
                 config.solver.memo_mb,
                 free >> 20,
                 cut >> 20
             );
-            cut
+            (cut, Some(note))
         }
-        _ => budget,
+        _ => (budget, None),
+    }
+}
+
+/// `[solver] memo_mb` in bytes.
+fn asked_memo_bytes(config: &Config) -> u64 {
+    config.solver.memo_mb.saturating_mul(1 << 20)
+}
+
+/// The outline of a deal study over `source` whose memory is its memo
+/// (`memo_bytes` from [`memo_size`]; 0 for a study with none).
+pub fn outline(config: &Config, source: &DealSource, memo: (usize, Option<String>)) -> Outline {
+    let sizes = source.cell_sizes();
+    Outline {
+        cells: sizes
+            .iter()
+            .enumerate()
+            .map(|(cell, &items)| CellOutline {
+                label: source.cell_label(cell),
+                items,
+                chunk_size: source.chunk_size(cell),
+            })
+            .collect(),
+        memory: memo.0 as u64,
+        budget_key: "[solver] memo_mb",
+        budget: asked_memo_bytes(config),
+        notes: memo.1.into_iter().collect(),
     }
 }
 

@@ -6,7 +6,7 @@
 //! `configs/README.md`. Instances are numbered smallest first, so the first
 //! failure reported is the smallest counterexample in that order.
 
-use crate::claims::{ClaimSpec, Suite, Verdict};
+use crate::claims::{ClaimSpec, Suite, SuiteOutline, Verdict};
 use crate::config::Config;
 pub use crate::config::tables::ImpartialConfig;
 use crate::games::impartial::games::{self, Arena, Compounds, GameId, Sums};
@@ -82,6 +82,12 @@ pub struct Impartial {
     wythoff_losing: Vec<Vec<bool>>,
     fibonacci_first_wins: Vec<bool>,
 }
+
+/// Memory of the largest tables the validated keys allow: Wythoff 5001^2
+/// bytes and Fibonacci 20001^2 / 2, with their row headers.
+pub const IMPARTIAL_TABLES_BUDGET: u64 = 5001 * (5001 + 24) + 20001 * (20001 / 2 + 24);
+/// Per thread: the Bash tables, at most 1000 x 100001 bytes.
+pub const IMPARTIAL_BUDGET_PER_THREAD: u64 = 1000 * 100_001;
 
 /// Per-thread memo tables.
 pub struct Scratch {
@@ -688,6 +694,22 @@ impl Suite for Impartial {
 
     fn claims(&self) -> &[ClaimSpec] {
         &self.specs
+    }
+
+    fn outline(config: &Config, threads: usize) -> SuiteOutline {
+        let c = config.impartial.clone().unwrap_or_default();
+        // Building the arena and the tables takes a few seconds at most.
+        let suite = Impartial::new(c.clone(), config.experiment.seed, SumRule::Xor);
+        let (w, f) = (u64::from(c.wythoff_max) + 1, u64::from(c.fibonacci_max) + 1);
+        let bash = u64::from(c.bash_max_m) * (u64::from(c.bash_max_n) + 1);
+        // Vec<Vec<bool>> rows carry 24 bytes of header each.
+        let memory = w * (w + 24) + f * (f / 2 + 24) + threads as u64 * bash;
+        SuiteOutline {
+            claims: suite.specs,
+            memory,
+            budget_key: "[impartial] wythoff_max, fibonacci_max, bash_max_n x bash_max_m",
+            budget: IMPARTIAL_BUDGET_PER_THREAD * threads.max(1) as u64 + IMPARTIAL_TABLES_BUDGET,
+        }
     }
 
     fn new_scratch(&self) -> Scratch {

@@ -10,7 +10,7 @@
 //! when the study is built, and an instance fails when another multiset has
 //! the same hash *and* an identical exact curve.
 
-use crate::claims::{ClaimSpec, Suite, Verdict};
+use crate::claims::{ClaimSpec, Suite, SuiteOutline, Verdict};
 use crate::config::Config;
 pub use crate::config::tables::{MahjongConfig, MahjongRange};
 use crate::engine::progress::Progress;
@@ -133,17 +133,52 @@ impl Check {
         panic!("tuple index out of range")
     }
 
+    /// Hashes every multiset's curve, in parallel, showing progress.
+    fn hash_curves(&mut self, ctx: &BuildContext) {
+        let sets = self.instances() as u32;
+        let hashing = Progress::start(
+            &format!("hashing uniqueness curves, S={}", self.s),
+            u64::from(sets),
+            ctx.progress,
+        );
+        let this = &*self;
+        let mut by_hash: Vec<(u64, u32)> = (0..sets)
+            .into_par_iter()
+            .map(|i| {
+                let m = multiset(this.min, this.max, this.max_d, i.into());
+                hashing.add(1);
+                (this.curve(&m, Recurrence::Seed).hash(), i)
+            })
+            .collect();
+        hashing.finish();
+        by_hash.par_sort_unstable();
+        self.by_hash = by_hash;
+    }
+
     fn instances(&self) -> u64 {
         match self.kind {
             Kind::Permutation => (1..=self.max_d).map(|d| u64::from(self.base).pow(d)).sum(),
-            Kind::Uniqueness => self.by_hash.len() as u64,
+            Kind::Uniqueness => multiset_count(self.min, self.max, self.max_d)
+                .expect("bounded by validation") as u64,
         }
     }
 }
 
 impl Mahjong {
-    /// The suite for `cfg`, run with recurrence `rule`.
+    /// The suite for `cfg`, run with recurrence `rule`: its claims, then
+    /// every uniqueness curve hashed.
     pub fn new(cfg: &MahjongConfig, rule: Recurrence, ctx: &BuildContext) -> Self {
+        let mut suite = Mahjong::unhashed(cfg, rule);
+        for c in &mut suite.checks {
+            if c.kind == Kind::Uniqueness {
+                c.hash_curves(ctx);
+            }
+        }
+        suite
+    }
+
+    /// The claims of `cfg`, before any curve is hashed.
+    fn unhashed(cfg: &MahjongConfig, rule: Recurrence) -> Self {
         let mut checks = Vec::new();
         let mut specs = Vec::new();
         for r in &cfg.ranges {
@@ -169,7 +204,7 @@ impl Mahjong {
                     instances: perm.instances(),
                 });
                 checks.push(perm);
-                let mut uniq = Check {
+                let uniq = Check {
                     kind: Kind::Uniqueness,
                     s,
                     horizon,
@@ -179,23 +214,6 @@ impl Mahjong {
                     max: r.uniqueness_max_effective,
                     by_hash: Vec::new(),
                 };
-                let sets = multiset_count(uniq.min, uniq.max, uniq.max_d)
-                    .expect("bounded by validation") as u32;
-                let hashing = Progress::start(
-                    &format!("hashing uniqueness curves, S={s}"),
-                    u64::from(sets),
-                    ctx.progress,
-                );
-                uniq.by_hash = (0..sets)
-                    .into_par_iter()
-                    .map(|i| {
-                        let m = multiset(uniq.min, uniq.max, uniq.max_d, i.into());
-                        hashing.add(1);
-                        (uniq.curve(&m, Recurrence::Seed).hash(), i)
-                    })
-                    .collect();
-                hashing.finish();
-                uniq.by_hash.par_sort_unstable();
                 specs.push(ClaimSpec {
                     suite: "mahjong",
                     id: format!("mahjong.uniqueness.{tag}{}", r.uniqueness_max_effective),
@@ -307,6 +325,25 @@ impl Suite for Mahjong {
 
     fn claims(&self) -> &[ClaimSpec] {
         &self.specs
+    }
+
+    fn outline(config: &Config, _threads: usize) -> SuiteOutline {
+        let suite = Mahjong::unhashed(
+            &config.mahjong.clone().unwrap_or_default(),
+            Recurrence::Seed,
+        );
+        let memory = suite
+            .checks
+            .iter()
+            .filter(|c| c.kind == Kind::Uniqueness)
+            .map(|c| c.instances() * BYTES_PER_MULTISET)
+            .sum();
+        SuiteOutline {
+            claims: suite.specs,
+            memory,
+            budget_key: "[mahjong] ranges (uniqueness_max_effective, max_replacements)",
+            budget: MAX_MULTISETS_IN_ALL as u64 * BYTES_PER_MULTISET,
+        }
     }
 
     fn new_scratch(&self) {}

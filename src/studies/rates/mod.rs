@@ -9,9 +9,13 @@ use crate::config::{Config, Mode};
 use crate::engine::{CellResult, Chunk, Workload};
 use crate::export::Table;
 use crate::studies::deal_study::columns::{RATE_HEADER, rate_fields, rate_text_of};
-use crate::study::{BuildContext, Study, Summary};
+use crate::study::{BuildContext, CellOutline, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// The memory the rates DP may hold for one cell: validation keeps hands to
+/// at most 64 ranks x 255 copies, far below it.
+pub const RATES_DP_BUDGET: u64 = 64 << 20;
 
 /// The exact-rates study.
 pub struct Rates {
@@ -82,6 +86,31 @@ impl Workload for Rates {
 impl Study for Rates {
     fn build(config: &Config, _: &BuildContext) -> anyhow::Result<Self> {
         Ok(Rates::new(config))
+    }
+
+    fn outline(config: &Config, _threads: usize) -> Outline {
+        let rates = Rates::new(config);
+        // The DP holds two layers of (a + 1) x (b + 1) tallies of two
+        // counts, u128 or big integers; 128 bytes a state is generous.
+        let memory = rates
+            .cells
+            .iter()
+            .map(|&[a, b]| 2 * (u64::from(a) + 1) * (u64::from(b) + 1) * 128)
+            .max()
+            .unwrap_or(0);
+        Outline {
+            cells: (0..rates.cells.len())
+                .map(|cell| CellOutline {
+                    label: rates.cell_label(cell),
+                    items: 1,
+                    chunk_size: 1,
+                })
+                .collect(),
+            memory,
+            budget_key: "[hands] sizes (the rates DP, one cell at a time)",
+            budget: RATES_DP_BUDGET,
+            notes: Vec::new(),
+        }
     }
 
     fn tables(&self, cells: &[&RateCounts]) -> Vec<(&'static str, Vec<u8>)> {

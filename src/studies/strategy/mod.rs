@@ -21,9 +21,9 @@ use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
-    DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget,
+    self, DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, memo_size,
 };
-use crate::study::{BuildContext, Study, Summary};
+use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -244,6 +244,11 @@ pub const STRATEGY_COLUMNS: &[&str] = &[
 ];
 
 impl Study for StrategyStudy {
+    fn outline(config: &Config, _threads: usize) -> Outline {
+        let source = DealSource::new(config);
+        deal_study::outline(config, &source, memo_size(config, &source))
+    }
+
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let source = DealSource::new(config);
         let memo_bytes = memo_budget(config, &source) / ctx.threads.max(1);

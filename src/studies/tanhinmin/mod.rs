@@ -11,9 +11,9 @@ use crate::games::tanhinmin::ordering::MoveOrder;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
 use crate::studies::deal_study::{
-    DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget,
+    self, DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, memo_size,
 };
-use crate::study::{BuildContext, Study, Summary};
+use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -311,6 +311,11 @@ impl Study for Tanhinmin {
             theorem
         };
         Ok(Tanhinmin::new(config, ctx.threads, claim))
+    }
+
+    fn outline(config: &Config, _threads: usize) -> Outline {
+        let source = DealSource::new(config);
+        deal_study::outline(config, &source, memo_size(config, &source))
     }
 
     fn tables(&self, cells: &[&CellCounts]) -> Vec<(&'static str, Vec<u8>)> {
