@@ -106,10 +106,14 @@ pub const PARTIAL_FILE: &str = "partial.json";
 /// The journal of finished chunks, for `--resume`.
 pub const CHECKPOINT_FILE: &str = "checkpoint.jsonl";
 
-fn fingerprint(config: &Config, shards: u64, index: u64) -> String {
+/// The hash of what decides `config`'s results ([`Config::result_inputs`]).
+fn result_hash(config: &Config, chunk_sizes: &[u64]) -> String {
+    manifest::config_hash(&config.result_inputs(chunk_sizes))
+}
+
+fn fingerprint(hash: &str, shards: u64, index: u64) -> String {
     format!(
-        "config {} version {} shard {index} of {shards}",
-        manifest::config_hash(config),
+        "config {hash} version {} shard {index} of {shards}",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -120,6 +124,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let started_unix = manifest::unix_now();
     let study = S::build(config, &ctx.build_context())?;
     let plan = engine::Plan::new(&study);
+    let hash = result_hash(config, &chunk_sizes(&study));
     let (shards, index) = ctx.shard.unwrap_or((1, 0));
     let shard = engine::Shard {
         count: shards,
@@ -129,7 +134,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     remove_stale_temp_files(out);
     let mut journal = Journal::<S::Counts>::open(
         &out.join(CHECKPOINT_FILE),
-        &fingerprint(config, shards, index),
+        &fingerprint(&hash, shards, index),
         ctx.resume,
     )?;
     let opts = engine::RunOptions {
@@ -160,7 +165,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let partial = Partial {
         tool: "runner".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        config_hash: manifest::config_hash(config),
+        config_hash: hash.clone(),
         config: config.clone(),
         shards,
         shard_index: index,
@@ -267,7 +272,7 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
         version: env!("CARGO_PKG_VERSION"),
         study: &f.config.experiment.study,
         config_path: f.config_path,
-        config_hash: manifest::config_hash(f.config),
+        config_hash: result_hash(f.config, &f.chunk_sizes),
         config: f.config,
         seed: f.config.experiment.seed,
         chunk_sizes: f.chunk_sizes,
@@ -420,7 +425,12 @@ where
     for (path, v) in partials {
         let p: Partial<S::Counts> = serde_json::from_value(v)
             .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
-        if manifest::config_hash(&p.config) != p.config_hash {
+        let sizes: Vec<u64> = S::outline(&p.config, 1)
+            .cells
+            .iter()
+            .map(|c| c.chunk_size)
+            .collect();
+        if result_hash(&p.config, &sizes) != p.config_hash {
             return Err(refuse(format!(
                 "{}: the config echo does not match its hash; the shard result was edited",
                 path.display()

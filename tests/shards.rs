@@ -76,6 +76,67 @@ fn shards_merge_to_the_single_machine_run() {
 }
 
 #[test]
+fn shards_that_differ_only_in_speed_settings_merge() {
+    // The config hash covers what decides the results; memo size, move
+    // order, name and output dir only change speed or place.
+    let dir = scratch("speed-settings");
+    let fast = write_config(
+        &dir,
+        "a.toml",
+        &format!("{SAMPLE}[solver]\nmemo_mb = 64\norder = \"fewest-replies\"\n"),
+    );
+    let slow = write_config(
+        &dir,
+        "b.toml",
+        &format!(
+            "{}[solver]\nmemo_mb = 16\norder = \"weakest-first\"\n",
+            SAMPLE.replace("name = \"s\"", "name = \"other\"")
+        ),
+    );
+    let whole = dir.join("whole");
+    single(&fast, &whole, &[]);
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    single(
+        &fast,
+        &a,
+        &["--shards", "2", "--shard-index", "0", "-j", "2"],
+    );
+    single(
+        &slow,
+        &b,
+        &["--shards", "2", "--shard-index", "1", "-j", "1"],
+    );
+    let merged = dir.join("merged");
+    ok(&runner()
+        .args([
+            "merge",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(tables(&merged), tables(&whole));
+    // A setting that decides the results (the seed) still keeps shards apart.
+    let other_seed = write_config(&dir, "c.toml", &SAMPLE.replace("seed = 3", "seed = 4"));
+    let c = dir.join("c");
+    single(&other_seed, &c, &["--shards", "2", "--shard-index", "1"]);
+    let o = runner()
+        .args([
+            "merge",
+            a.to_str().unwrap(),
+            c.to_str().unwrap(),
+            "--out",
+            dir.join("m2").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("config_hash"), "{}", stderr(&o));
+}
+
+#[test]
 fn shard_index_comes_from_slurm_when_not_given() {
     let dir = scratch("slurm-env");
     let cfg = write_config(&dir, "c.toml", SAMPLE);

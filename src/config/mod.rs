@@ -42,6 +42,46 @@ pub struct Config {
     pub mahjong: Option<tables::MahjongConfig>,
 }
 
+/// The part of a config that decides the results, and only that: what
+/// the config hash covers. The name, the output directory and `[solver]`
+/// (memo size, move order) change where results go and how fast they come,
+/// never what they are, so shards and resumes that differ in them still
+/// belong to one run. The manifest records them apart.
+#[derive(Serialize)]
+pub struct ResultInputs<'a> {
+    study: &'a str,
+    mode: Mode,
+    seed: u64,
+    deals: Option<u64>,
+    deck: &'a DeckConfig,
+    hands: &'a Hands,
+    impartial: &'a Option<tables::ImpartialConfig>,
+    cut: &'a Option<tables::CutConfig>,
+    mahjong: &'a Option<tables::MahjongConfig>,
+    /// Instances per chunk of each cell: they fix which random stream each
+    /// sampled deal comes from.
+    chunk_sizes: &'a [u64],
+}
+
+impl Config {
+    /// What decides this config's results, given the study's chunk sizes.
+    pub fn result_inputs<'a>(&'a self, chunk_sizes: &'a [u64]) -> ResultInputs<'a> {
+        let e = &self.experiment;
+        ResultInputs {
+            study: &e.study,
+            mode: e.mode,
+            seed: e.seed,
+            deals: e.deals,
+            deck: &self.deck,
+            hands: &self.hands,
+            impartial: &self.impartial,
+            cut: &self.cut,
+            mahjong: &self.mahjong,
+            chunk_sizes,
+        }
+    }
+}
+
 /// `[experiment]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -58,10 +58,13 @@ impl<C: Serialize> Manifest<'_, C> {
     }
 }
 
-/// Stable hash of a config: serialised to TOML (so comments and key order in
-/// the file do not matter), then FNV-1a 64.
+/// Stable hash of a config's result inputs: serialised to JSON in field
+/// order (so comments and key order in the file do not matter), then
+/// FNV-1a 64.
 pub fn config_hash<C: Serialize>(config: &C) -> String {
-    let text = toml::to_string(config).unwrap_or_default();
+    // JSON, not TOML: TOML has no integers past i64, and a hash of an
+    // empty string would make every such config look alike.
+    let text = serde_json::to_string(config).expect("plain data serialises");
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;
