@@ -80,6 +80,7 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         inject_fault: false,
         shard: None,
         resume: false,
+        fresh: false,
         stop: Arc::new(AtomicBool::new(false)),
         phase: Arc::new(AtomicU8::new(Phase::PREPARING)),
     };
@@ -93,7 +94,7 @@ fn plot(args: &crate::cli::PlotArgs) -> i32 {
     match crate::export::plot::redraw(&args.dir) {
         Ok(written) => {
             for w in written {
-                eprintln!("wrote {w}");
+                println!("wrote {w}");
             }
             exit::OK
         }
@@ -139,6 +140,7 @@ pub fn main() -> i32 {
         Some(Command::Merge(args)) => merge(&args),
         Some(Command::Slurm(args)) => crate::slurm::main(&args),
         Some(Command::Plot(args)) => plot(&args),
+        Some(Command::Plan(args)) => crate::plan::main(&args),
         None if cli.run.config.is_some() => run(&cli.run),
         None => {
             let _ = Cli::command().print_help();
@@ -194,6 +196,7 @@ fn run(args: &RunArgs) -> i32 {
         out_dir,
         shard,
         resume: args.resume,
+        fresh: args.fresh,
         stop,
         threads,
         progress: if args.quiet {

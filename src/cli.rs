@@ -35,6 +35,22 @@ pub enum Command {
     Slurm(SlurmArgs),
     /// Redraw the SVG pictures of a results directory from its CSV tables.
     Plot(PlotArgs),
+    /// Show what a config will do before running it: cells, chunks, memory, a timed estimate, and a cluster recipe.
+    Plan(PlanArgs),
+}
+
+/// Flags of `runner plan`.
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    /// Experiment config (TOML).
+    #[arg(short, long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Worker threads the run will use [default: all cores].
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Seconds to spend timing a sample of the run on this machine; 0 skips the estimate.
+    #[arg(long, value_name = "SECS", default_value_t = 4, value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub calibrate_secs: u64,
 }
 
 /// Flags of `runner plot`.
@@ -119,8 +135,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "I", requires = "shards")]
     pub shard_index: Option<u64>,
     /// Continue from the checkpoint in the output directory, if there is one.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fresh")]
     pub resume: bool,
+    /// Start over, discarding the checkpoint of an unfinished run in the output directory.
+    #[arg(long)]
+    pub fresh: bool,
     /// Replace the study's claim with a deliberately wrong one, to prove the check fires.
     #[arg(long, hide = true)]
     pub inject_fault: bool,

@@ -36,6 +36,10 @@ pub struct RunContext {
     pub shard: Option<(u64, u64)>,
     /// Continue from the checkpoint in the output directory, if any.
     pub resume: bool,
+    /// Discard the checkpoint in the output directory, if any. With
+    /// neither this nor `resume`, a checkpoint there is refused: a rerun
+    /// must not silently throw away hours of finished chunks.
+    pub fresh: bool,
     /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
     pub stop: Arc<AtomicBool>,
     /// Where the run is ([`Phase`]), so a signal handler knows whether
@@ -122,6 +126,14 @@ fn fingerprint(hash: &str, shards: u64, index: u64) -> String {
 pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let started_unix = manifest::unix_now();
+    let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);
+    let holds_progress = std::fs::metadata(&checkpoint).is_ok_and(|m| m.len() > 0);
+    if holds_progress && !ctx.resume && !ctx.fresh {
+        return Err(refuse(format!(
+            "{} holds the checkpoint of an unfinished run; add --resume to continue, or --fresh to start over",
+            checkpoint.display()
+        )));
+    }
     let study = S::build(config, &ctx.build_context())?;
     let plan = engine::Plan::new(&study);
     let hash = result_hash(config, &chunk_sizes(&study));
@@ -202,7 +214,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     )?;
     journal.remove()?;
     for line in summary.lines {
-        eprintln!("{line}");
+        println!("{line}");
     }
     Ok(RunOutcome::Finished(summary.check))
 }
@@ -477,7 +489,75 @@ where
         },
     )?;
     for line in summary.lines {
-        eprintln!("{line}");
+        println!("{line}");
     }
     Ok(summary.check)
+}
+
+/// A short timed sample of a run, for `runner plan`'s estimate.
+#[derive(Clone, Copy, Debug)]
+pub struct Calibration {
+    /// Seconds to build the study (tables, memo).
+    pub build_seconds: f64,
+    /// Chunks run in the sample: evenly spaced over the whole plan, so
+    /// every cell is sampled in proportion to its chunks.
+    pub chunks_run: u64,
+    /// Chunks in the whole run.
+    pub chunks_total: u64,
+    /// Wall seconds the sample took on the run's threads.
+    pub seconds: f64,
+}
+
+impl Calibration {
+    /// Estimated wall seconds of the whole run on the same threads.
+    pub fn estimate(&self) -> f64 {
+        self.build_seconds + self.seconds / self.chunks_run.max(1) as f64 * self.chunks_total as f64
+    }
+}
+
+/// Builds study `S` and times evenly spaced chunks of its plan, more each
+/// round, until a round takes a quarter of `budget` or every chunk has run.
+/// Nothing is written.
+pub fn calibrate<S: Study>(
+    config: &Config,
+    ctx: &RunContext,
+    budget: std::time::Duration,
+) -> anyhow::Result<Calibration> {
+    let built = Instant::now();
+    let study = S::build(config, &ctx.build_context())?;
+    let build_seconds = built.elapsed().as_secs_f64();
+    let plan = engine::Plan::new(&study);
+    let total = plan.len();
+    let opts = engine::RunOptions {
+        threads: ctx.threads,
+        progress: progress::Mode::Quiet,
+    };
+    let mut wanted = (ctx.threads as u64 * 2).max(1);
+    let started = Instant::now();
+    loop {
+        let stride = (total / wanted.min(total.max(1))).max(1);
+        let shard = engine::Shard {
+            count: stride,
+            index: 0,
+        };
+        let timer = Instant::now();
+        if let Outcome::Interrupted { .. } =
+            engine::run(&study, &plan, shard, &opts, None, &ctx.stop)?
+        {
+            anyhow::bail!("stopped during calibration");
+        }
+        let seconds = timer.elapsed().as_secs_f64();
+        if stride == 1 || seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget {
+            return Ok(Calibration {
+                build_seconds,
+                chunks_run: shard.chunks_of(&plan),
+                chunks_total: total,
+                seconds,
+            });
+        }
+        // Aim the next round at a quarter of the budget.
+        let per_chunk = seconds / shard.chunks_of(&plan).max(1) as f64;
+        let target = (budget.as_secs_f64() / 4.0 / per_chunk.max(1e-6)) as u64;
+        wanted = target.clamp(wanted * 2, wanted * 16);
+    }
 }

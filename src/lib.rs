@@ -27,6 +27,7 @@ pub mod error;
 pub mod exit;
 pub mod export;
 pub mod games;
+pub mod plan;
 pub mod random;
 pub mod slurm;
 pub mod solve;

@@ -114,7 +114,8 @@ fn a_wrong_formula_makes_the_run_fail_with_the_deals_written_out() {
         "--inject-fault",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("disagreed"), "{}", stderr(&o));
+    let summary = String::from_utf8_lossy(&o.stdout);
+    assert!(summary.contains("disagreed"), "{summary}");
     let (_, rows) = read_csv(&out.join("stats.csv"));
     assert!(
         rows.iter().any(|r| r[10] != "0"),
@@ -314,4 +315,31 @@ fn solve_prints_both_verdicts_and_the_winning_moves() {
             .code(),
         Some(2)
     );
+}
+
+#[test]
+fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
+    let o = run(&[
+        "plan",
+        "--config",
+        repo("configs/quick.toml").to_str().unwrap(),
+        "--calibrate-secs",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // 2,469 rank patterns of 4 cards each at field 0, counted independently
+    // in issue 18; the plan reads them from the study's own enumeration.
+    assert!(out.contains("4x4 field 0") && out.contains("2,469"), "{out}");
+    assert!(out.contains("total") && out.contains("3,490"), "{out}");
+    for word in ["memory: about", "time: about", "cluster: runner slurm --config"] {
+        assert!(out.contains(word), "`{word}` in {out}");
+    }
+    // A bad config is refused the same way as by a run.
+    let dir = scratch("plan-bad");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[experiment]\nname = \"x\"\nmode = \"sideways\"\n").unwrap();
+    let o = run(&["plan", "--config", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.toml"), "{}", stderr(&o));
 }

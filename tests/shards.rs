@@ -289,10 +289,38 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
     assert!(out.join("checkpoint.jsonl").exists());
     assert!(!out.join("stats.csv").exists(), "no partial tables");
+    // A rerun without --resume would throw the finished chunks away: it is
+    // refused before any work, and says how to go on.
+    let o = run(&run_args(&cfg, &out, &[]));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("add --resume to continue, or --fresh to start over"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        out.join("checkpoint.jsonl").exists(),
+        "the checkpoint is kept"
+    );
     let whole = dir.join("whole");
     single(&cfg, &whole, &[]);
     single(&cfg, &out, &["--resume"]);
     assert_eq!(tables(&out), tables(&whole));
+    // --fresh starts over and gives the same tables.
+    let fresh = dir.join("fresh");
+    let child = runner()
+        .args(run_args(&cfg, &fresh, &["-j", "1"]))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    single(&cfg, &fresh, &["--fresh"]);
+    assert_eq!(tables(&fresh), tables(&whole));
 }
 
 #[test]

@@ -189,28 +189,16 @@ pub struct Output {
 }
 
 /// `[solver]`: how fast, never what.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SolverConfig {
     /// Memory budget for the minimax memo, in MiB, shared by all threads.
-    #[serde(default = "default_memo_mb")]
-    pub memo_mb: u64,
+    /// Absent: sized automatically by the run (see `deal_study::memo_size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memo_mb: Option<u64>,
     /// Which move the minimax tries first; never changes a verdict.
     #[serde(default)]
     pub order: MoveOrder,
-}
-
-fn default_memo_mb() -> u64 {
-    4096
-}
-
-impl Default for SolverConfig {
-    fn default() -> Self {
-        SolverConfig {
-            memo_mb: default_memo_mb(),
-            order: Default::default(),
-        }
-    }
 }
 
 /// Largest number of cards in play (both hands), bounded by the memo key.
@@ -410,7 +398,7 @@ impl Config {
                 Some(_) => {}
             }
         }
-        if self.solver.memo_mb == 0 {
+        if self.solver.memo_mb == Some(0) {
             return Err("[solver] memo_mb: must be at least 1".into());
         }
         Ok(())

@@ -68,7 +68,7 @@ impl Progress {
                     let n = done.load(Ordering::Relaxed);
                     let rate = n as f64 / t.as_secs_f64();
                     let eta = if rate > 0.0 {
-                        format!("{:.0}s", (total.saturating_sub(n)) as f64 / rate)
+                        crate::export::duration_text(total.saturating_sub(n) as f64 / rate)
                     } else {
                         "?".into()
                     };

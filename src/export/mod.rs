@@ -51,6 +51,25 @@ pub fn throughput_text(per_s: f64) -> String {
     }
 }
 
+/// A duration as a person reads it: "45s", "12m 05s", "3h 20m", "6d 22h".
+/// Progress ETAs of long runs read as days and hours, not 598274s.
+pub fn duration_text(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "?".into();
+    }
+    let s = secs.round() as u64;
+    let (d, h, m, s) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
+    if d > 0 {
+        format!("{d}d {h}h")
+    } else if h > 0 {
+        format!("{h}h {m:02}m")
+    } else if m > 0 {
+        format!("{m}m {s:02}s")
+    } else {
+        format!("{s}s")
+    }
+}
+
 /// A CSV table built in memory, then written atomically.
 pub struct Table {
     writer: csv::Writer<Vec<u8>>,
@@ -82,6 +101,16 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_as_days_hours_minutes() {
+        assert_eq!(duration_text(0.4), "0s");
+        assert_eq!(duration_text(45.0), "45s");
+        assert_eq!(duration_text(725.0), "12m 05s");
+        assert_eq!(duration_text(12_000.0), "3h 20m");
+        assert_eq!(duration_text(598_274.0), "6d 22h");
+        assert_eq!(duration_text(f64::INFINITY), "?");
+    }
 
     #[test]
     fn atomic_write_replaces_and_leaves_no_temp_files() {

@@ -16,7 +16,7 @@ pub mod tanhinmin;
 
 use crate::claims::{ClaimStudy, Suite};
 use crate::config::{Config, Mode, SolverConfig};
-use crate::driver::{self, RunContext, RunOutcome, ShardResults};
+use crate::driver::{self, Calibration, RunContext, RunOutcome, ShardResults};
 use crate::error::Refused;
 use crate::study::{Check, Outline, Study};
 use std::path::Path;
@@ -30,6 +30,8 @@ pub struct StudyEntry {
     pub validate: fn(&Config) -> Result<(), String>,
     /// What a run will do and hold, from the config alone ([`Study::outline`]).
     pub outline: fn(&Config, usize) -> Outline,
+    /// Times a short sample of the run ([`driver::calibrate`]).
+    pub calibrate: fn(&Config, &RunContext, std::time::Duration) -> anyhow::Result<Calibration>,
     /// Runs (a shard of) the study.
     pub run: fn(&Config, &RunContext) -> anyhow::Result<RunOutcome>,
     /// Merges the shards of a run.
@@ -52,6 +54,7 @@ where
         name,
         validate,
         outline: S::outline,
+        calibrate: driver::calibrate::<S>,
         run: driver::run::<S>,
         merge: driver::merge::<S>,
         samples: true,

@@ -258,14 +258,18 @@ pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>
         .zip(source.cell_sizes())
         .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
         .fold(0usize, |acc, x| acc.saturating_add(x));
-    let asked = asked_memo_bytes(config) as usize;
+    let asked = memo_budget_bytes(config, source) as usize;
     let budget = asked.min(need.max(16 << 20));
     match crate::engine::available_memory() {
+        Some(free) if budget as u64 > free / 4 * 3 && config.solver.memo_mb.is_none() => (
+            (free / 4 * 3).max(16 << 20).min(budget as u64) as usize,
+            None,
+        ),
         Some(free) if budget as u64 > free / 4 * 3 => {
             let cut = (free / 4 * 3).max(16 << 20).min(budget as u64) as usize;
             let note = format!(
                 "note: [solver] memo_mb = {} is more than this machine can give ({} MiB available); using {} MiB",
-                config.solver.memo_mb,
+                config.solver.memo_mb.unwrap_or_default(),
                 free >> 20,
                 cut >> 20
             );
@@ -275,9 +279,25 @@ pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>
     }
 }
 
-/// `[solver] memo_mb` in bytes.
-fn asked_memo_bytes(config: &Config) -> u64 {
-    config.solver.memo_mb.saturating_mul(1 << 20)
+/// `[solver] memo_mb` in bytes, or when absent the automatic size.
+///
+/// The automatic size follows the best settings measured on the shipped
+/// configs (BENCHMARKS.md): an exhaustive run shares its memo across every
+/// pattern, and the positions worth keeping grow about 4x per card each,
+/// so 2^(12 + cards) bytes (256 MiB at 8x8, 1 GiB at 9x9, 4 GiB at 10x10);
+/// a sampled run reuses little between deals, so 2^(16 + cards / 2) bytes,
+/// at most 1 GiB (512 MiB at 13x13). Larger costs time clearing pages
+/// (about 2 s a GiB) and buys no speed.
+fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
+    if let Some(mb) = config.solver.memo_mb {
+        return mb.saturating_mul(1 << 20);
+    }
+    let cards = source.cells.iter().map(|&[a, b]| a + b).max().unwrap_or(0);
+    let log2 = match source.mode {
+        Mode::Exhaustive => (12 + cards).min(32),
+        Mode::Sample => (16 + cards / 2).min(30),
+    };
+    (1u64 << log2).max(16 << 20)
 }
 
 /// The outline of a deal study over `source` whose memory is its memo
@@ -295,8 +315,12 @@ pub fn outline(config: &Config, source: &DealSource, memo: (usize, Option<String
             })
             .collect(),
         memory: memo.0 as u64,
-        budget_key: "[solver] memo_mb",
-        budget: asked_memo_bytes(config),
+        budget_key: if config.solver.memo_mb.is_some() {
+            "[solver] memo_mb"
+        } else {
+            "[solver] memo_mb (automatic)"
+        },
+        budget: memo_budget_bytes(config, source),
         notes: memo.1.into_iter().collect(),
     }
 }

@@ -1,0 +1,176 @@
+//! `runner plan`: what a config will do before it runs. The cells, their
+//! instances and chunks, and the memory come from the study's outline
+//! (cheap, from the config alone); the time comes from running a few evenly
+//! spaced chunks on this machine; the cluster recipe follows from both.
+
+use crate::cli::PlanArgs;
+use crate::driver::{Calibration, Phase, RunContext};
+use crate::engine::progress;
+use crate::exit;
+use crate::export::duration_text;
+use crate::studies::{self, load_config};
+use crate::study::Outline;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8};
+use std::time::Duration;
+
+/// The program, thread stacks and per-chunk counts, beyond the outline's
+/// memory (measured: a quick run peaks near 20 MB).
+const OVERHEAD_BYTES: u64 = 64 << 20;
+/// What one shard of a suggested cluster run should take, at most.
+const SHARD_TARGET_SECS: f64 = 3600.0;
+
+/// `runner plan`: prints the plan on stdout; returns the exit status.
+pub fn main(args: &PlanArgs) -> i32 {
+    let config = match load_config(&args.config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = args.threads.map_or(cores, usize::from);
+    let entry = studies::find(&config.experiment.study).expect("checked by load_config");
+    let outline = (entry.outline)(&config, threads);
+    for note in &outline.notes {
+        eprintln!("{note}");
+    }
+    let e = &config.experiment;
+    println!(
+        "plan for {}: study {}, {}, {threads} threads",
+        args.config.display(),
+        e.study,
+        e.mode
+    );
+    print_cells(&outline);
+    let memory = outline.memory + OVERHEAD_BYTES;
+    println!(
+        "memory: about {} ({} for tables and memo, bound by {} = {}, plus {} for the program)",
+        mib(memory),
+        mib(outline.memory),
+        outline.budget_key,
+        mib(outline.budget),
+        mib(OVERHEAD_BYTES)
+    );
+    if args.calibrate_secs == 0 {
+        return exit::OK;
+    }
+    let ctx = RunContext {
+        config_path: args.config.clone(),
+        out_dir: Default::default(),
+        threads,
+        progress: progress::Mode::Quiet,
+        inject_fault: false,
+        shard: None,
+        resume: false,
+        fresh: false,
+        stop: Arc::new(AtomicBool::new(false)),
+        phase: Arc::new(AtomicU8::new(Phase::RUNNING)),
+    };
+    let calibration =
+        match (entry.calibrate)(&config, &ctx, Duration::from_secs(args.calibrate_secs)) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: calibration failed: {e:#}");
+                return exit::RUNTIME;
+            }
+        };
+    print_estimate(&calibration, threads);
+    print_cluster(args, &calibration, memory, threads);
+    exit::OK
+}
+
+fn print_cells(outline: &Outline) {
+    let width = outline
+        .cells
+        .iter()
+        .map(|c| c.label.len())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    println!("{:<width$}  {:>26}  {:>14}", "cell", "instances", "chunks");
+    let (mut items, mut chunks) = (0u128, 0u128);
+    for c in &outline.cells {
+        let n = c.items.div_ceil(c.chunk_size.max(1));
+        items += u128::from(c.items);
+        chunks += u128::from(n);
+        println!(
+            "{:<width$}  {:>26}  {:>14}",
+            c.label,
+            grouped(c.items.into()),
+            grouped(n.into())
+        );
+    }
+    if outline.cells.len() > 1 {
+        println!(
+            "{:<width$}  {:>26}  {:>14}",
+            "total",
+            grouped(items),
+            grouped(chunks)
+        );
+    }
+}
+
+fn print_estimate(c: &Calibration, threads: usize) {
+    println!(
+        "time: about {} on {threads} threads here (timed {} of {} chunks in {:.2} s; build {:.2} s); the VM varies by 25% or more",
+        duration_text(c.estimate()),
+        grouped(c.chunks_run.into()),
+        grouped(c.chunks_total.into()),
+        c.seconds,
+        c.build_seconds
+    );
+}
+
+/// A SLURM recipe: shards of at most an hour each on this machine's speed,
+/// twice that as the time limit, and the memory with headroom.
+fn print_cluster(args: &PlanArgs, c: &Calibration, memory: u64, threads: usize) {
+    let total = c.estimate();
+    let shards = ((total / SHARD_TARGET_SECS).ceil() as u64).clamp(1, c.chunks_total.max(1));
+    let per_shard = total / shards as f64;
+    let limit_mins = ((2.0 * per_shard / 60.0 / 10.0).ceil() as u64 * 10).max(10);
+    let mem_gib = (memory as f64 * 1.25 / f64::from(1u32 << 30))
+        .ceil()
+        .max(1.0) as u64;
+    println!(
+        "cluster: runner slurm --config {} --shards {shards} --cpus {threads} --mem {mem_gib}G --time {:02}:{:02}:00",
+        args.config.display(),
+        limit_mins / 60,
+        limit_mins % 60
+    );
+}
+
+fn mib(bytes: u64) -> String {
+    if bytes >= 10 << 30 {
+        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+    } else {
+        format!("{} MiB", bytes.div_ceil(1 << 20))
+    }
+}
+
+/// 1234567 as "1,234,567".
+fn grouped(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(28_905_388), "28,905,388");
+    }
+}
