@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "runner",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("RUNNER_GIT_COMMIT"), ")"),
     about = "Checks theorems about games at scale: solves every position by exact search and by the theorem's closed form, asserts they agree, and writes statistics to CSV.",
     after_help = "Exit codes: 0 success, 1 a check failed (minimax and formula disagree), 2 bad config, flags or shards, 3 runtime error (I/O), 4 interrupted by SIGINT/SIGTERM (checkpointed; rerun with --resume).\n\nExample: runner --config configs/deal8.toml",
     args_conflicts_with_subcommands = true

@@ -282,6 +282,8 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
     manifest::Manifest {
         tool: "runner",
         version: env!("CARGO_PKG_VERSION"),
+        git_commit: manifest::GIT_COMMIT,
+        command_line: std::env::args().collect(),
         study: &f.config.experiment.study,
         config_path: f.config_path,
         config_hash: result_hash(f.config, &f.chunk_sizes),
@@ -293,6 +295,7 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
         shard_index: f.shard_index,
         merged_from: f.merged_from,
         threads: f.threads,
+        started: manifest::iso_utc(f.started_unix),
         started_unix: f.started_unix,
         elapsed_s: (f.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         host: manifest::host_name(),

@@ -93,6 +93,14 @@ fn quick_config_writes_correct_stats() {
     assert_eq!(manifest["check"], "passed");
     assert_eq!(manifest["config"]["experiment"]["name"], "quick");
     assert!(manifest["config_hash"].as_str().unwrap().len() == 16);
+    // Provenance: the commit, the command line, and a readable start time.
+    assert!(!manifest["git_commit"].as_str().unwrap().is_empty());
+    assert!(manifest["command_line"].as_array().unwrap().len() > 1);
+    let started = manifest["started"].as_str().unwrap();
+    assert!(
+        started.len() == 20 && started.ends_with('Z') && &started[10..11] == "T",
+        "{started}"
+    );
     let leftovers: Vec<_> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -330,9 +338,16 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
     let out = String::from_utf8_lossy(&o.stdout);
     // 2,469 rank patterns of 4 cards each at field 0, counted independently
     // in issue 18; the plan reads them from the study's own enumeration.
-    assert!(out.contains("4x4 field 0") && out.contains("2,469"), "{out}");
+    assert!(
+        out.contains("4x4 field 0") && out.contains("2,469"),
+        "{out}"
+    );
     assert!(out.contains("total") && out.contains("3,490"), "{out}");
-    for word in ["memory: about", "time: about", "cluster: runner slurm --config"] {
+    for word in [
+        "memory: about",
+        "time: about",
+        "cluster: runner slurm --config",
+    ] {
         assert!(out.contains(word), "`{word}` in {out}");
     }
     // A bad config is refused the same way as by a run.

@@ -11,6 +11,11 @@ pub struct Manifest<'a, C: Serialize> {
     pub tool: &'static str,
     /// The crate version.
     pub version: &'static str,
+    /// The git commit the binary was built from (`-modified` if the tree
+    /// had uncommitted changes, `unknown` without git).
+    pub git_commit: &'static str,
+    /// The command line, as run.
+    pub command_line: Vec<String>,
     /// `[experiment] study`.
     pub study: &'a str,
     /// The config file as named on the command line.
@@ -34,6 +39,8 @@ pub struct Manifest<'a, C: Serialize> {
     pub merged_from: Vec<String>,
     /// Worker threads.
     pub threads: usize,
+    /// Start time, ISO 8601 in UTC.
+    pub started: String,
     /// Start time, seconds since the Unix epoch.
     pub started_unix: u64,
     /// Wall time of the run.
@@ -90,10 +97,47 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
 
+/// The git commit this binary was built from (see build.rs).
+pub const GIT_COMMIT: &str = env!("RUNNER_GIT_COMMIT");
+
+/// `unix` seconds as ISO 8601 UTC, such as `2026-11-23T21:33:34Z`.
+pub fn iso_utc(unix: u64) -> String {
+    let (days, secs) = (unix / 86_400, unix % 86_400);
+    // Days to a civil date (Howard Hinnant's algorithm, proleptic Gregorian).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_times_match_known_dates() {
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_utc(1_795_469_614), "2026-11-23T21:33:34Z");
+        assert_eq!(iso_utc(4_107_542_399), "2100-02-28T23:59:59Z");
+    }
 }
