@@ -13,8 +13,8 @@ use crate::games::cards::MAX_RANKS;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MoveOrder {
-    /// Weakest playable card first, pass last.
-    #[default]
+    /// Weakest playable card first, pass last: the order that never
+    /// consults the formula.
     WeakestFirst,
     /// The Coq proof's winning move first (seed 000, Tanhinmin.v), then
     /// weakest first. In a won position the first try then wins at once.
@@ -22,7 +22,9 @@ pub enum MoveOrder {
     /// Among the moves after which the μ test says the opponent loses, the
     /// one that leaves the opponent the fewest replies, ties to the
     /// strongest card; then weakest first. Small refutation trees make small
-    /// proofs.
+    /// proofs. The default: fastest on every shipped config, exhaustive
+    /// and sampled (BENCHMARKS.md).
+    #[default]
     FewestReplies,
     /// For tests only (no config can name it): first a move the μ test says
     /// loses, so that the search's recovery from a wrong first guess runs.

@@ -114,9 +114,11 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// A solver with a private memo of `memo_bytes` and the default move order.
+    /// A solver with a private memo of `memo_bytes` that tries the weakest
+    /// card first: the order that never consults the formula, for studies
+    /// (cut, strategy) that compare against the plain game's verdict.
     pub fn new(memo_bytes: usize) -> Self {
-        Self::with_order(memo_bytes, MoveOrder::default())
+        Self::with_order(memo_bytes, MoveOrder::WeakestFirst)
     }
 
     /// A solver over a memo shared with other threads; keys too long for it
