@@ -141,6 +141,24 @@ pub fn main() -> i32 {
         Some(Command::Slurm(args)) => crate::slurm::main(&args),
         Some(Command::Plot(args)) => plot(&args),
         Some(Command::Plan(args)) => crate::plan::main(&args),
+        Some(Command::Completions(args)) => {
+            clap_complete::generate(
+                args.shell,
+                &mut Cli::command(),
+                "runner",
+                &mut std::io::stdout(),
+            );
+            exit::OK
+        }
+        Some(Command::Man) => {
+            match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
+                Ok(()) => exit::OK,
+                Err(e) => {
+                    eprintln!("error: cannot write the man page: {e}");
+                    exit::RUNTIME
+                }
+            }
+        }
         None if cli.run.config.is_some() => run(&cli.run),
         None => {
             let _ = Cli::command().print_help();

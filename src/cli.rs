@@ -35,8 +35,20 @@ pub enum Command {
     Slurm(SlurmArgs),
     /// Redraw the SVG pictures of a results directory from its CSV tables.
     Plot(PlotArgs),
+    /// Print a shell completion script on stdout (for example: runner completions bash > /etc/bash_completion.d/runner).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout (for example: runner man > runner.1; man ./runner.1).
+    Man,
     /// Show what a config will do before running it: cells, chunks, memory, a timed estimate, and a cluster recipe.
     Plan(PlanArgs),
+}
+
+/// Flags of `runner completions`.
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Flags of `runner plan`.

@@ -358,3 +358,27 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("bad.toml"), "{}", stderr(&o));
 }
+
+#[test]
+fn completions_and_man_page_are_generated() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = run(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("runner") && text.contains("plan"), "{shell}");
+    }
+    let o = run(&["completions", "tcsh"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+    let o = run(&["man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = String::from_utf8_lossy(&o.stdout);
+    assert!(page.starts_with(".ie") || page.contains(".TH"), "roff");
+    assert!(
+        page.contains("runner") && page.contains("\\-\\-config"),
+        "{page}"
+    );
+}
