@@ -420,9 +420,18 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
         } else {
             String::new()
         };
+        // The commands that redo just those shards: SLURM array indices are
+        // the shard indices (scripts written by `runner slurm`), and a
+        // shard can be rerun by hand with its index.
+        let name = field(&out[0].1, "config")["experiment"]["name"]
+            .as_str()
+            .unwrap_or("NAME")
+            .to_string();
+        let first = shown.first().cloned().unwrap_or_default();
         return Err(refuse(format!(
-            "missing shard(s) {}{more} of {shards}",
-            shown.join(", ")
+            "missing shard(s) {}{more} of {shards}; resubmit just those with `sbatch --array={} scripts/slurm/{name}/array.sbatch`, or run one by hand with `runner --config CONFIG --shards {shards} --shard-index {first} --resume`",
+            shown.join(", "),
+            shown.join(",")
         )));
     }
     Ok(out)

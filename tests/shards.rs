@@ -191,7 +191,10 @@ fn merge_refuses_missing_duplicated_and_mismatched_shards() {
         run(&args)
     };
     for (dirs, words) in [
-        (vec![a0.as_str(), a1.as_str()], "missing shard(s) 2"),
+        (
+            vec![a0.as_str(), a1.as_str()],
+            "missing shard(s) 2 of 3; resubmit just those with `sbatch --array=2 scripts/slurm/",
+        ),
         (
             vec![a0.as_str(), a1.as_str(), a1.as_str(), a2.as_str()],
             "given twice",
