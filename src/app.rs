@@ -81,6 +81,7 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         shard: None,
         resume: false,
         fresh: false,
+        json: false,
         stop: Arc::new(AtomicBool::new(false)),
         phase: Arc::new(AtomicU8::new(Phase::PREPARING)),
     };
@@ -215,6 +216,7 @@ fn run(args: &RunArgs) -> i32 {
         shard,
         resume: args.resume,
         fresh: args.fresh,
+        json: args.json,
         stop,
         threads,
         progress: if args.quiet {

@@ -152,6 +152,9 @@ pub struct RunArgs {
     /// Start over, discarding the checkpoint of an unfinished run in the output directory.
     #[arg(long)]
     pub fresh: bool,
+    /// Print the end of the run as one JSON object on stdout (study, check, outputs, summary).
+    #[arg(long)]
+    pub json: bool,
     /// Replace the study's claim with a deliberately wrong one, to prove the check fires.
     #[arg(long, hide = true)]
     pub inject_fault: bool,

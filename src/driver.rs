@@ -36,6 +36,9 @@ pub struct RunContext {
     pub shard: Option<(u64, u64)>,
     /// Continue from the checkpoint in the output directory, if any.
     pub resume: bool,
+    /// Print the end of the run as one JSON object on stdout instead of
+    /// the summary lines.
+    pub json: bool,
     /// Discard the checkpoint in the output directory, if any. With
     /// neither this nor `resume`, a checkpoint there is refused: a rerun
     /// must not silently throw away hours of finished chunks.
@@ -207,16 +210,43 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             started,
             started_unix,
             check: summary.check,
-            outputs: written,
+            outputs: written.clone(),
             config,
             chunk_sizes: chunk_sizes(&study),
         },
     )?;
     journal.remove()?;
-    for line in summary.lines {
-        println!("{line}");
-    }
+    print_summary(ctx, config, &summary, &written);
     Ok(RunOutcome::Finished(summary.check))
+}
+
+/// Prints the end of a run on stdout: the summary lines, or with `--json`
+/// one object a script can read (study, name, check, directory, files
+/// written, and the same lines).
+fn print_summary(
+    ctx: &RunContext,
+    config: &Config,
+    summary: &crate::study::Summary,
+    outputs: &[String],
+) {
+    if !ctx.json {
+        for line in &summary.lines {
+            println!("{line}");
+        }
+        return;
+    }
+    let object = serde_json::json!({
+        "study": config.experiment.study,
+        "name": config.experiment.name,
+        "check": match summary.check {
+            Check::Passed => "passed",
+            Check::Failed => "failed",
+        },
+        "out_dir": ctx.out_dir.display().to_string(),
+        "outputs": outputs,
+        "summary": summary.lines,
+    });
+    println!("{object}");
 }
 
 /// Removes the temporary files that a killed run of this directory left
@@ -495,14 +525,12 @@ where
             started,
             started_unix: manifest::unix_now(),
             check: summary.check,
-            outputs: written,
+            outputs: written.clone(),
             config: &config,
             chunk_sizes: chunk_sizes(&study),
         },
     )?;
-    for line in summary.lines {
-        println!("{line}");
-    }
+    print_summary(ctx, &config, &summary, &written);
     Ok(summary.check)
 }
 

@@ -65,6 +65,7 @@ pub fn main(args: &PlanArgs) -> i32 {
         shard: None,
         resume: false,
         fresh: false,
+        json: false,
         stop: Arc::new(AtomicBool::new(false)),
         phase: Arc::new(AtomicU8::new(Phase::RUNNING)),
     };

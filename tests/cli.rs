@@ -382,3 +382,39 @@ fn completions_and_man_page_are_generated() {
         "{page}"
     );
 }
+
+#[test]
+fn json_prints_one_object_a_script_can_read() {
+    let dir = scratch("json");
+    for (extra, check, status) in [(None, "passed", 0), (Some("--inject-fault"), "failed", 1)] {
+        let out = dir.join(check);
+        let mut args = vec![
+            "--config",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml"),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--json",
+        ];
+        args.extend(extra);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(status), "{}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(text.trim().lines().count(), 1, "one line: {text}");
+        let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(v["check"], check);
+        assert_eq!(v["study"], "tanhinmin");
+        assert_eq!(v["out_dir"], out.to_str().unwrap());
+        let outputs: Vec<&str> = v["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        for f in &outputs {
+            assert!(out.join(f).exists(), "{f} listed and written");
+        }
+        assert!(outputs.contains(&"stats.csv") && outputs.contains(&"manifest.json"));
+        assert!(v["summary"].as_array().unwrap().len() >= 5);
+    }
+}
