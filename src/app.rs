@@ -142,6 +142,7 @@ pub fn main() -> i32 {
         Some(Command::Slurm(args)) => crate::slurm::main(&args),
         Some(Command::Plot(args)) => plot(&args),
         Some(Command::Plan(args)) => crate::plan::main(&args),
+        Some(Command::Diff(args)) => crate::diff::main(&args),
         Some(Command::Completions(args)) => {
             clap_complete::generate(
                 args.shell,

@@ -35,12 +35,37 @@ pub enum Command {
     Slurm(SlurmArgs),
     /// Redraw the SVG pictures of a results directory from its CSV tables.
     Plot(PlotArgs),
+    /// Check that results directory CANDIDATE is consistent with BASELINE: exact tables equal, sampled rates by a two-proportion test. Exit 0 consistent, 1 not.
+    Diff(DiffArgs),
     /// Print a shell completion script on stdout (for example: runner completions bash > /etc/bash_completion.d/runner).
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout (for example: runner man > runner.1; man ./runner.1).
     Man,
     /// Show what a config will do before running it: cells, chunks, memory, a timed estimate, and a cluster recipe.
     Plan(PlanArgs),
+}
+
+/// Flags of `runner diff`.
+#[derive(Args, Debug, Clone)]
+pub struct DiffArgs {
+    /// The reference results directory (for example the committed results/deal8).
+    #[arg(value_name = "BASELINE")]
+    pub baseline: PathBuf,
+    /// The results directory to check against it.
+    #[arg(value_name = "CANDIDATE")]
+    pub candidate: PathBuf,
+    /// Significance level: a sampled cell whose two-proportion p-value is below it is inconsistent.
+    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
+    pub alpha: f64,
+}
+
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!(
+            "{s:?} is not a probability strictly between 0 and 1"
+        )),
+    }
 }
 
 /// Flags of `runner completions`.

@@ -21,6 +21,7 @@ pub mod app;
 pub mod claims;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod driver;
 pub mod engine;
 pub mod error;

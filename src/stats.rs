@@ -67,6 +67,43 @@ pub fn fmt_rate(x: f64) -> String {
     format!("{x:.9}")
 }
 
+/// Two-sided p-value of the pooled two-proportion z-test: could `w1` of
+/// `n1` and `w2` of `n2` come from one success rate? 1 when the pooled
+/// rate is 0 or 1 (no variance to test against).
+pub fn two_proportion_p(w1: f64, n1: f64, w2: f64, n2: f64) -> f64 {
+    if n1 <= 0.0 || n2 <= 0.0 {
+        return 1.0;
+    }
+    let pooled = (w1 + w2) / (n1 + n2);
+    let var = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2);
+    if var <= 0.0 {
+        return if (w1 / n1 - w2 / n2).abs() == 0.0 {
+            1.0
+        } else {
+            0.0
+        };
+    }
+    let z = (w1 / n1 - w2 / n2).abs() / var.sqrt();
+    erfc(z / std::f64::consts::SQRT_2).clamp(0.0, 1.0)
+}
+
+/// The complementary error function, to about 1e-7 (Numerical Recipes'
+/// Chebyshev fit), enough for a p-value.
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
 /// Binomial coefficient, exact; `None` on overflow.
 pub fn binomial(n: u32, k: u32) -> Option<u128> {
     if k > n {
@@ -84,6 +121,18 @@ pub fn binomial(n: u32, k: u32) -> Option<u128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_proportion_p_values_match_known_z_scores() {
+        // Equal rates: p = 1. z = 1.96: p = 0.05. z = 0: p = 1.
+        assert!((two_proportion_p(50.0, 100.0, 500.0, 1000.0) - 1.0).abs() < 1e-6);
+        // 0.55 vs 0.50 with 1000 each: pooled 0.525, se 0.022332, z 2.2389, p 0.02516.
+        let p = two_proportion_p(550.0, 1000.0, 500.0, 1000.0);
+        assert!((p - 0.02516).abs() < 2e-4, "{p}");
+        assert!(two_proportion_p(0.0, 10.0, 0.0, 10.0) == 1.0);
+        assert!(two_proportion_p(9000.0, 10000.0, 100.0, 10000.0) < 1e-12);
+        assert!((erfc(0.0) - 1.0).abs() < 1e-7 && (erfc(-1.0) - 1.842_700_79).abs() < 1e-6);
+    }
 
     #[test]
     fn fractions_reduce() {

@@ -418,3 +418,72 @@ fn json_prints_one_object_a_script_can_read() {
         assert!(v["summary"].as_array().unwrap().len() >= 5);
     }
 }
+
+#[test]
+fn diff_holds_exact_tables_equal_and_sampled_rates_to_a_test() {
+    let dir = scratch("diff");
+    let diff = |a: &Path, b: &Path| run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let stdout = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    // Exact: a rerun of quick matches the committed tables ...
+    let quick = dir.join("quick");
+    assert!(
+        run(&[
+            "--config",
+            repo("configs/quick.toml").to_str().unwrap(),
+            "--out",
+            quick.to_str().unwrap(),
+            "-q"
+        ])
+        .status
+        .success()
+    );
+    let o = diff(&repo("results/quick"), &quick);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    // ... and one changed count is caught, naming the line.
+    let stats = quick.join("stats.csv");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    std::fs::write(&stats, text.replacen("876486", "876487", 1)).unwrap();
+    let o = diff(&repo("results/quick"), &quick);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("stats.csv: differs at line 3"),
+        "{}",
+        stdout(&o)
+    );
+    // Sampled with another seed: compared by a two-proportion test.
+    let body = |seed: u32| {
+        format!(
+            "[experiment]\nname = \"d\"\nmode = \"sample\"\nseed = {seed}\ndeals = 3000\n[hands]\nsizes = [[5, 5], [3, 4]]\n"
+        )
+    };
+    let (s1, s2) = (dir.join("s1"), dir.join("s2"));
+    for (seed, out) in [(1, &s1), (2, &s2)] {
+        let cfg = dir.join(format!("s{seed}.toml"));
+        std::fs::write(&cfg, body(seed)).unwrap();
+        assert!(run(&run_args(&cfg, out, &[])).status.success());
+    }
+    let o = diff(&s1, &s2);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("5x5 field 0") && stdout(&o).contains("two-proportion p ="),
+        "{}",
+        stdout(&o)
+    );
+    // A rate far off (first-player wins cut to a tenth) is caught.
+    let stats = s2.join("stats.csv");
+    let mut rows: Vec<Vec<String>> = std::fs::read_to_string(&stats)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    let wins: u64 = rows[1][4].parse().unwrap();
+    rows[1][4] = (wins / 10).to_string();
+    let edited: Vec<String> = rows.iter().map(|r| r.join(",")).collect();
+    std::fs::write(&stats, edited.join("\n") + "\n").unwrap();
+    let o = diff(&s1, &s2);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("INCONSISTENT"), "{}", stdout(&o));
+    // Not a results directory: a usage error.
+    let o = diff(&dir.join("nothing"), &s1);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

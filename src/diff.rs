@@ -1,0 +1,257 @@
+//! `runner diff A B`: is result directory B consistent with A? This is the
+//! regression check of a theorem: rerun, then diff against the committed
+//! baseline.
+//!
+//! Exact tables (an exhaustive run, a claim study, or a sampled run of the
+//! same config and seed) must be byte-identical: anything else is a changed
+//! number. A sampled run of another seed or size cannot be identical, so
+//! its `stats.csv` is compared cell by cell with a two-proportion z-test of
+//! the first player's rate, and is inconsistent when a p-value falls below
+//! `--alpha`. Run details (`run.csv`) and pictures are never compared.
+
+use crate::cli::DiffArgs;
+use crate::exit;
+use crate::stats::two_proportion_p;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Tables that vary from run to run and are never compared.
+const RUN_DETAILS: &[&str] = &["run.csv"];
+
+/// `runner diff`: prints a line per comparison on stdout and returns the
+/// exit status (0 consistent, 1 not, 2 unreadable input).
+pub fn main(args: &DiffArgs) -> i32 {
+    match compare(&args.baseline, &args.candidate, args.alpha) {
+        Ok(findings) => {
+            let mut consistent = true;
+            for f in &findings {
+                println!("{}", f.line);
+                consistent &= f.consistent;
+            }
+            if consistent {
+                println!(
+                    "consistent: {} matches {}",
+                    args.candidate.display(),
+                    args.baseline.display()
+                );
+                exit::OK
+            } else {
+                println!(
+                    "NOT consistent: {} differs from {}",
+                    args.candidate.display(),
+                    args.baseline.display()
+                );
+                exit::CHECK_FAILED
+            }
+        }
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            exit::USAGE
+        }
+    }
+}
+
+/// One comparison and its verdict.
+pub struct Finding {
+    /// Human-readable: what was compared and how it came out.
+    pub line: String,
+    /// Did it agree?
+    pub consistent: bool,
+}
+
+/// What a results directory's manifest says about how it was made.
+struct RunKind {
+    sampled: bool,
+    /// The config echo's fields that decide a sampled run's deals: two runs
+    /// that share them must have identical tables. Compared from the echo,
+    /// not the hash, so baselines written under an older hash still count.
+    deal_inputs: serde_json::Value,
+}
+
+fn run_kind(dir: &Path) -> Result<RunKind, String> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a manifest: {e}", path.display()))?;
+    let c = &v["config"];
+    let e = &c["experiment"];
+    Ok(RunKind {
+        sampled: e["mode"] == "sample",
+        deal_inputs: serde_json::json!([
+            e["study"],
+            e["seed"],
+            e["deals"],
+            c["deck"],
+            c["hands"],
+            c["cut"],
+            v["chunk_sizes"]
+        ]),
+    })
+}
+
+/// The deterministic tables of a results directory, by file name.
+fn tables(dir: &Path) -> Result<Vec<String>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".csv") && !RUN_DETAILS.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Compares `candidate` with `baseline`.
+pub fn compare(baseline: &Path, candidate: &Path, alpha: f64) -> Result<Vec<Finding>, String> {
+    let (a, b) = (run_kind(baseline)?, run_kind(candidate)?);
+    let (ta, tb) = (tables(baseline)?, tables(candidate)?);
+    if ta.is_empty() {
+        return Err(format!(
+            "{}: no result tables to compare",
+            baseline.display()
+        ));
+    }
+    let mut out = Vec::new();
+    for name in tb.iter().filter(|n| !ta.contains(n)) {
+        out.push(Finding {
+            line: format!("{name}: only in {}", candidate.display()),
+            consistent: false,
+        });
+    }
+    // A sampled run of another config or seed can only agree statistically.
+    let statistical = a.sampled && b.sampled && a.deal_inputs != b.deal_inputs;
+    for name in &ta {
+        let (pa, pb) = (baseline.join(name), candidate.join(name));
+        let Ok(xb) = std::fs::read(&pb) else {
+            out.push(Finding {
+                line: format!("{name}: missing from {}", candidate.display()),
+                consistent: false,
+            });
+            continue;
+        };
+        let xa = std::fs::read(&pa).map_err(|e| format!("{}: {e}", pa.display()))?;
+        if statistical {
+            if name == "stats.csv" {
+                out.extend(compare_rates(&xa, &xb, alpha).map_err(|e| format!("{name}: {e}"))?);
+            } else {
+                out.push(Finding {
+                    line: format!(
+                        "{name}: not compared (sampled runs of different configs or seeds)"
+                    ),
+                    consistent: true,
+                });
+            }
+            continue;
+        }
+        out.push(match first_difference(&xa, &xb) {
+            None => Finding {
+                line: format!("{name}: identical"),
+                consistent: true,
+            },
+            Some((line, was, now)) => Finding {
+                line: format!("{name}: differs at line {line}: `{was}` vs `{now}`"),
+                consistent: false,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// The first line where two texts differ, with both versions.
+fn first_difference(a: &[u8], b: &[u8]) -> Option<(usize, String, String)> {
+    if a == b {
+        return None;
+    }
+    let (la, lb): (Vec<&[u8]>, Vec<&[u8]>) = (
+        a.split(|&c| c == b'\n').collect(),
+        b.split(|&c| c == b'\n').collect(),
+    );
+    let i = (0..la.len().max(lb.len()))
+        .find(|&i| la.get(i) != lb.get(i))
+        .unwrap_or(0);
+    let show = |l: Option<&&[u8]>| {
+        l.map_or("(end of file)".to_string(), |l| {
+            String::from_utf8_lossy(l).into_owned()
+        })
+    };
+    Some((i + 1, show(la.get(i)), show(lb.get(i))))
+}
+
+/// A cell: (n_first, n_second, field), as written.
+type Cell = (String, String, String);
+
+/// Per cell: (first-player wins, deals).
+fn rates(bytes: &[u8]) -> Result<BTreeMap<Cell, (f64, f64)>, String> {
+    let mut r = csv::Reader::from_reader(bytes);
+    let header = r.headers().map_err(|e| e.to_string())?.clone();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or(format!("no `{name}` column"))
+    };
+    let (c1, c2, cf, cd, cw) = (
+        col("n_first")?,
+        col("n_second")?,
+        col("field")?,
+        col("deals")?,
+        col("first_wins")?,
+    );
+    let mut out = BTreeMap::new();
+    for row in r.records() {
+        let row = row.map_err(|e| e.to_string())?;
+        let num = |i: usize| {
+            row[i]
+                .parse::<f64>()
+                .map_err(|e| format!("`{}`: {e}", &row[i]))
+        };
+        out.insert(
+            (
+                row[c1].to_string(),
+                row[c2].to_string(),
+                row[cf].to_string(),
+            ),
+            (num(cw)?, num(cd)?),
+        );
+    }
+    Ok(out)
+}
+
+fn compare_rates(a: &[u8], b: &[u8], alpha: f64) -> Result<Vec<Finding>, String> {
+    let (ra, rb) = (rates(a)?, rates(b)?);
+    let mut out = Vec::new();
+    for (cell, &(wa, na)) in &ra {
+        let label = format!("stats.csv {}x{} field {}", cell.0, cell.1, cell.2);
+        let Some(&(wb, nb)) = rb.get(cell) else {
+            out.push(Finding {
+                line: format!("{label}: missing"),
+                consistent: false,
+            });
+            continue;
+        };
+        let p = two_proportion_p(wa, na, wb, nb);
+        out.push(Finding {
+            line: format!(
+                "{label}: {:.6} ({wa}/{na}) vs {:.6} ({wb}/{nb}), two-proportion p = {p:.4}{}",
+                wa / na.max(1.0),
+                wb / nb.max(1.0),
+                if p < alpha {
+                    format!(" < {alpha}: INCONSISTENT")
+                } else {
+                    String::new()
+                }
+            ),
+            consistent: p >= alpha,
+        });
+    }
+    for cell in rb.keys().filter(|c| !ra.contains_key(*c)) {
+        out.push(Finding {
+            line: format!(
+                "stats.csv {}x{} field {}: only in the candidate",
+                cell.0, cell.1, cell.2
+            ),
+            consistent: false,
+        });
+    }
+    Ok(out)
+}
