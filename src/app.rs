@@ -72,19 +72,7 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         );
         return exit::USAGE;
     };
-    let ctx = RunContext {
-        config_path: Default::default(),
-        out_dir: args.out.clone(),
-        threads: 1,
-        progress: progress::Mode::Quiet,
-        inject_fault: false,
-        shard: None,
-        resume: false,
-        fresh: false,
-        json: false,
-        stop: Arc::new(AtomicBool::new(false)),
-        phase: Arc::new(AtomicU8::new(Phase::PREPARING)),
-    };
+    let ctx = RunContext::quiet(Default::default(), args.out.clone(), 1);
     match (entry.merge)(partials, &ctx) {
         Ok(check) => check_status(check),
         Err(e) => error_status(&e),

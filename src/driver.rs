@@ -65,6 +65,24 @@ impl Phase {
 }
 
 impl RunContext {
+    /// A context for work that is not a run of its own (a merge, a plan's
+    /// calibration): quiet, no shard, no checkpoint, no signal wiring.
+    pub fn quiet(config_path: PathBuf, out_dir: PathBuf, threads: usize) -> RunContext {
+        RunContext {
+            config_path,
+            out_dir,
+            threads,
+            progress: progress::Mode::Quiet,
+            inject_fault: false,
+            shard: None,
+            resume: false,
+            fresh: false,
+            json: false,
+            stop: Arc::new(AtomicBool::new(false)),
+            phase: Arc::new(AtomicU8::new(Phase::PREPARING)),
+        }
+    }
+
     /// The part of the context a study may be built from.
     pub fn build_context(&self) -> BuildContext {
         BuildContext {
@@ -476,15 +494,21 @@ where
     let mut merged: Option<Vec<S::Counts>> = None;
     let mut config: Option<Config> = None;
     let mut from = Vec::new();
+    // Chunk sizes follow from the result inputs, which every shard shares
+    // (read_partials checked their hashes agree), so the outline (an
+    // arena build for `impartial`) is made once, not once per shard.
+    let mut sizes: Option<Vec<u64>> = None;
     for (path, v) in partials {
         let p: Partial<S::Counts> = serde_json::from_value(v)
             .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
-        let sizes: Vec<u64> = S::outline(&p.config, 1)
-            .cells
-            .iter()
-            .map(|c| c.chunk_size)
-            .collect();
-        if result_hash(&p.config, &sizes) != p.config_hash {
+        let sizes = sizes.get_or_insert_with(|| {
+            S::outline(&p.config, 1)
+                .cells
+                .iter()
+                .map(|c| c.chunk_size)
+                .collect()
+        });
+        if result_hash(&p.config, sizes) != p.config_hash {
             return Err(refuse(format!(
                 "{}: the config echo does not match its hash; the shard result was edited",
                 path.display()

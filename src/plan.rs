@@ -4,14 +4,11 @@
 //! spaced chunks on this machine; the cluster recipe follows from both.
 
 use crate::cli::PlanArgs;
-use crate::driver::{Calibration, Phase, RunContext};
-use crate::engine::progress;
+use crate::driver::{Calibration, RunContext};
 use crate::exit;
 use crate::export::duration_text;
 use crate::studies::{self, load_config};
 use crate::study::Outline;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8};
 use std::time::Duration;
 
 /// The program, thread stacks and per-chunk counts, beyond the outline's
@@ -56,19 +53,7 @@ pub fn main(args: &PlanArgs) -> i32 {
     if args.calibrate_secs == 0 {
         return exit::OK;
     }
-    let ctx = RunContext {
-        config_path: args.config.clone(),
-        out_dir: Default::default(),
-        threads,
-        progress: progress::Mode::Quiet,
-        inject_fault: false,
-        shard: None,
-        resume: false,
-        fresh: false,
-        json: false,
-        stop: Arc::new(AtomicBool::new(false)),
-        phase: Arc::new(AtomicU8::new(Phase::RUNNING)),
-    };
+    let ctx = RunContext::quiet(args.config.clone(), Default::default(), threads);
     let calibration =
         match (entry.calibrate)(&config, &ctx, Duration::from_secs(args.calibrate_secs)) {
             Ok(c) => c,

@@ -6,6 +6,26 @@ use runner::engine::{self, CellResult, Outcome, RunOptions, progress};
 use runner::studies::tanhinmin::CellCounts;
 use std::sync::atomic::AtomicBool;
 
+/// Every chunk of `study`, on `threads` threads, with no journal.
+fn run_whole(study: &Tanhinmin, threads: usize) -> Vec<CellResult<CellCounts>> {
+    let opts = RunOptions {
+        threads,
+        progress: progress::Mode::Quiet,
+    };
+    let plan = engine::Plan::new(study);
+    complete(
+        engine::run(
+            study,
+            &plan,
+            engine::Shard::WHOLE,
+            &opts,
+            None,
+            &AtomicBool::new(false),
+        )
+        .unwrap(),
+    )
+}
+
 fn complete(o: Outcome<CellCounts>) -> Vec<CellResult<CellCounts>> {
     match o {
         Outcome::Complete(c) => c,
@@ -42,22 +62,7 @@ fn compressed_enumeration_matches_plain_enumeration_and_plain_solver() {
     for (copies, ranks, sizes, field) in cases {
         let cfg = config(copies, ranks, sizes, field);
         let study = Tanhinmin::new(&cfg, 2, theorem);
-        let plan = engine::Plan::new(&study);
-        let opts = RunOptions {
-            threads: 2,
-            progress: progress::Mode::Quiet,
-        };
-        let results = complete(
-            engine::run(
-                &study,
-                &plan,
-                engine::Shard::WHOLE,
-                &opts,
-                None,
-                &AtomicBool::new(false),
-            )
-            .unwrap(),
-        );
+        let results = run_whole(&study, 2);
         let deck = Deck {
             copies: cfg.copies(),
         };
@@ -86,22 +91,7 @@ fn compressed_enumeration_matches_plain_enumeration_and_plain_solver() {
 fn a_broken_claim_is_counted_as_disagreement() {
     let cfg = config("4", 13, "[[3, 3]]", 0);
     let study = Tanhinmin::new(&cfg, 1, broken_claim);
-    let plan = engine::Plan::new(&study);
-    let opts = RunOptions {
-        threads: 1,
-        progress: progress::Mode::Quiet,
-    };
-    let results = complete(
-        engine::run(
-            &study,
-            &plan,
-            engine::Shard::WHOLE,
-            &opts,
-            None,
-            &AtomicBool::new(false),
-        )
-        .unwrap(),
-    );
+    let results = run_whole(&study, 1);
     let c = &results[0].counts;
     assert!(c.disagree > 0);
     assert_eq!(c.agree + c.disagree, c.deals);
