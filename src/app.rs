@@ -80,11 +80,23 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
 }
 
 fn plot(args: &crate::cli::PlotArgs) -> i32 {
-    match crate::export::plot::redraw(&args.dir) {
+    let labels = crate::driver::picture_labels_of(&args.dir);
+    match crate::export::plot::redraw(&args.dir, &labels) {
         Ok(written) => {
             for w in written {
                 println!("wrote {w}");
             }
+            exit::OK
+        }
+        Err(e) => error_status(&e),
+    }
+}
+
+fn report(args: &crate::cli::ReportArgs) -> i32 {
+    let labels = crate::driver::picture_labels_of(&args.dir);
+    match crate::export::report::write(&args.dir, &labels) {
+        Ok(path) => {
+            println!("wrote {}", path.display());
             exit::OK
         }
         Err(e) => error_status(&e),
@@ -129,6 +141,7 @@ pub fn main() -> i32 {
         Some(Command::Merge(args)) => merge(&args),
         Some(Command::Slurm(args)) => crate::slurm::main(&args),
         Some(Command::Plot(args)) => plot(&args),
+        Some(Command::Report(args)) => report(&args),
         Some(Command::Plan(args)) => crate::plan::main(&args),
         Some(Command::Diff(args)) => crate::diff::main(&args),
         Some(Command::Completions(args)) => {
@@ -159,6 +172,17 @@ pub fn main() -> i32 {
 }
 
 fn run(args: &RunArgs) -> i32 {
+    if args.dry_run {
+        let Some(config) = args.config.clone() else {
+            eprintln!("error: --dry-run needs --config FILE");
+            return exit::USAGE;
+        };
+        return crate::plan::main(&crate::cli::PlanArgs {
+            config,
+            threads: args.threads,
+            calibrate_secs: 4,
+        });
+    }
     let Some(path) = &args.config else {
         eprintln!("error: `runner run` needs --config FILE");
         return exit::USAGE;

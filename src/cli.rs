@@ -35,6 +35,8 @@ pub enum Command {
     Slurm(SlurmArgs),
     /// Redraw the SVG pictures of a results directory from its CSV tables.
     Plot(PlotArgs),
+    /// Write DIR/report.html: one self-contained page with every table, the pictures inline, and the provenance.
+    Report(ReportArgs),
     /// Check that results directory CANDIDATE is consistent with BASELINE: exact tables equal, sampled rates by a two-proportion test. Exit 0 consistent, 1 not.
     Diff(DiffArgs),
     /// Print a shell completion script on stdout (for example: runner completions bash > /etc/bash_completion.d/runner).
@@ -94,6 +96,14 @@ pub struct PlanArgs {
 #[derive(Args, Debug, Clone)]
 pub struct PlotArgs {
     /// Results directory holding stats.csv, rates.csv and/or mu.csv.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+/// Flags of `runner report`.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Results directory of a run or a merge.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
 }
@@ -180,6 +190,9 @@ pub struct RunArgs {
     /// Print the end of the run as one JSON object on stdout (study, check, outputs, summary).
     #[arg(long)]
     pub json: bool,
+    /// Show the plan (as `runner plan` does) and exit without running.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Replace the study's claim with a deliberately wrong one, to prove the check fires.
     #[arg(long, hide = true)]
     pub inject_fault: bool,

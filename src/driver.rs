@@ -175,6 +175,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         progress: ctx.progress,
     };
     ctx.phase.store(Phase::RUNNING, Ordering::SeqCst);
+    warn_if_long(&study, &plan, shard, &journal, ctx)?;
     let outcome = engine::run(&study, &plan, shard, &opts, Some(&mut journal), &ctx.stop)?;
     ctx.phase.store(Phase::WRITING, Ordering::SeqCst);
     let cells = match outcome {
@@ -297,11 +298,39 @@ fn write_tables<S: Study>(
         written.push(name.to_string());
     }
     let views: Vec<(&str, &[u8])> = tables.iter().map(|(n, b)| (*n, b.as_slice())).collect();
-    for (name, bytes) in plot::pictures(&views, &config.experiment.name)? {
+    for (name, bytes) in plot::pictures(&views, &picture_labels(config))? {
         write_atomic(&out.join(&name), &bytes)?;
         written.push(name);
     }
     Ok(written)
+}
+
+/// What the pictures of a run of `config` say about it.
+pub fn picture_labels(config: &Config) -> plot::Labels {
+    plot::Labels {
+        run: config.experiment.name.clone(),
+        context: config.description(),
+    }
+}
+
+/// The picture labels of the results in `dir`, from the config its
+/// `manifest.json` records; the directory's name alone when there is no
+/// readable manifest (a directory of CSVs copied by hand).
+pub fn picture_labels_of(dir: &Path) -> plot::Labels {
+    let recorded = std::fs::read(dir.join("manifest.json"))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|m| serde_json::from_value::<Config>(m.get("config")?.clone()).ok());
+    match recorded {
+        Some(config) => picture_labels(&config),
+        None => plot::Labels {
+            run: dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            context: String::new(),
+        },
+    }
 }
 
 /// The parts of a manifest that differ between a run and a merge.
@@ -591,6 +620,24 @@ pub fn calibrate<S: Study>(
     let study = S::build(config, &ctx.build_context())?;
     let build_seconds = built.elapsed().as_secs_f64();
     let plan = engine::Plan::new(&study);
+    let (chunks_run, seconds) = time_sample(&study, &plan, ctx, budget)?;
+    Ok(Calibration {
+        build_seconds,
+        chunks_run,
+        chunks_total: plan.len(),
+        seconds,
+    })
+}
+
+/// Runs evenly spaced chunks of `plan` quietly, more each round, until a
+/// round takes a quarter of `budget` or every chunk has run; returns the
+/// chunks and the wall seconds of the last round. Nothing is written.
+fn time_sample<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    ctx: &RunContext,
+    budget: std::time::Duration,
+) -> anyhow::Result<(u64, f64)> {
     let total = plan.len();
     let opts = engine::RunOptions {
         threads: ctx.threads,
@@ -598,30 +645,67 @@ pub fn calibrate<S: Study>(
     };
     let mut wanted = (ctx.threads as u64 * 2).max(1);
     let started = Instant::now();
-    loop {
+    for round in 0.. {
         let stride = (total / wanted.min(total.max(1))).max(1);
+        // Round 0 and later rounds sample different chunks (a different
+        // shard index), so a chunk is never timed with its answers already
+        // in the memo.
         let shard = engine::Shard {
             count: stride,
-            index: 0,
+            index: (round as u64 * 7919) % stride,
         };
         let timer = Instant::now();
         if let Outcome::Interrupted { .. } =
-            engine::run(&study, &plan, shard, &opts, None, &ctx.stop)?
+            engine::run(study, plan, shard, &opts, None, &ctx.stop)?
         {
             anyhow::bail!("stopped during calibration");
         }
         let seconds = timer.elapsed().as_secs_f64();
-        if stride == 1 || seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget {
-            return Ok(Calibration {
-                build_seconds,
-                chunks_run: shard.chunks_of(&plan),
-                chunks_total: total,
-                seconds,
-            });
+        // The first round only warms up: it pays for first touches of the
+        // memo that the real run pays once, not per chunk.
+        let warmed = round > 0;
+        if stride == 1
+            || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
+        {
+            return Ok((shard.chunks_of(plan), seconds));
         }
         // Aim the next round at a quarter of the budget.
-        let per_chunk = seconds / shard.chunks_of(&plan).max(1) as f64;
+        let per_chunk = seconds / shard.chunks_of(plan).max(1) as f64;
         let target = (budget.as_secs_f64() / 4.0 / per_chunk.max(1e-6)) as u64;
         wanted = target.clamp(wanted * 2, wanted * 16);
     }
+    unreachable!("the rounds above end by returning")
+}
+
+/// Runs shorter than this get no warning before they start.
+const LONG_RUN_SECONDS: f64 = 3600.0;
+
+/// Plans of fewer chunks are not timed before the run: they are short, and
+/// timing them would cost a noticeable share of the run.
+const TIMED_PLAN_CHUNKS: u64 = 512;
+
+/// Before a run that is not quiet, times a short sample of it (at most about
+/// a second) and, if the chunks this shard still has to do will take over an
+/// hour, says so in one line, with what to do about it.
+fn warn_if_long<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    shard: engine::Shard,
+    journal: &Journal<S::Counts>,
+    ctx: &RunContext,
+) -> anyhow::Result<()> {
+    if matches!(ctx.progress, progress::Mode::Quiet) || plan.len() < TIMED_PLAN_CHUNKS {
+        return Ok(());
+    }
+    let (sampled, seconds) = time_sample(study, plan, ctx, std::time::Duration::from_millis(1000))?;
+    let remaining = shard.chunks_of(plan).saturating_sub(journal.done_count());
+    let estimate = seconds / sampled.max(1) as f64 * remaining as f64;
+    if estimate > LONG_RUN_SECONDS {
+        eprintln!(
+            "note: this run will take about {} on {} threads (timed on a sample); Ctrl-C checkpoints it and --resume continues, and `runner plan` gives a cluster recipe",
+            crate::export::duration_text(estimate),
+            ctx.threads
+        );
+    }
+    Ok(())
 }

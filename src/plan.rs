@@ -137,15 +137,7 @@ fn mib(bytes: u64) -> String {
 
 /// 1234567 as "1,234,567".
 fn grouped(n: u128) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    crate::export::grouped_digits(&n.to_string())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run, run_args, scratch, stderr};
+use common::{run, run_args, runner, scratch, stderr};
 use std::path::{Path, PathBuf};
 
 fn repo(rel: &str) -> PathBuf {
@@ -485,5 +485,103 @@ fn diff_holds_exact_tables_equal_and_sampled_rates_to_a_test() {
     assert!(stdout(&o).contains("INCONSISTENT"), "{}", stdout(&o));
     // Not a results directory: a usage error.
     let o = diff(&dir.join("nothing"), &s1);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_runs_nothing() {
+    let dir = scratch("dry-run");
+    let out = dir.join("out");
+    let o = run(&[
+        "--config",
+        repo("configs/quick.toml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("memory: about") && text.contains("cluster: runner slurm"),
+        "{text}"
+    );
+    assert!(!out.exists(), "a dry run writes nothing");
+}
+
+#[test]
+fn a_run_over_an_hour_says_so_in_one_line_before_it_starts() {
+    use std::io::BufRead;
+    let dir = scratch("long-run");
+    let cfg = dir.join("d12.toml");
+    // Every 12x12 deal: 67.7 billion rank patterns, many hours on any
+    // machine this project runs on.
+    std::fs::write(
+        &cfg,
+        "[experiment]\nname = \"d12\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[12, 12]]\n[solver]\nmemo_mb = 64\n",
+    )
+    .unwrap();
+    let mut child = runner()
+        .args(["--config", cfg.to_str().unwrap(), "--out"])
+        .arg(dir.join("out"))
+        .args(["--progress-secs", "1"])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let reader = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    for line in reader.lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("progress:") || line.starts_with("note: this run");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let note = seen
+        .iter()
+        .find(|l| l.starts_with("note: this run will take about"))
+        .unwrap_or_else(|| panic!("no warning before the first progress line: {seen:?}"));
+    assert!(note.contains('h') && note.contains("--resume"), "{note}");
+    assert_eq!(note.lines().count(), 1);
+}
+
+#[test]
+fn pictures_name_the_run_and_report_holds_every_table_and_picture() {
+    let dir = scratch("report");
+    let out = dir.join("quick");
+    let o = run(&run_args(&repo("configs/quick.toml"), &out, &[]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rates = std::fs::read_to_string(out.join("rates.svg")).unwrap();
+    assert!(
+        rates.contains("quick: first-player win rate")
+            && rates
+                .contains("tanhinmin · 52 cards (13 ranks × 4) · empty field · every deal (exact)"),
+        "title and context line"
+    );
+    // quick has unequal cells (4x3): every cell is in the grid.
+    assert!(out.join("rates-grid.svg").exists());
+    let o = run(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(table) = name.strip_suffix(".csv") {
+            assert!(
+                html.contains(&format!("id=\"table-{table}\"")),
+                "{name} not in the report"
+            );
+        }
+        if let Some(figure) = name.strip_suffix(".svg") {
+            assert!(
+                html.contains(&format!("id=\"figure-{figure}\"")),
+                "{name} not in the report"
+            );
+        }
+    }
+    assert!(html.contains("git commit") && html.contains("command line"));
+    let o = run(&["report", dir.join("nothing-here").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

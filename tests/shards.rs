@@ -218,8 +218,10 @@ fn merge_refuses_missing_duplicated_and_mismatched_shards() {
     ok(&merge(&[&a2, &a0, &a1]));
 }
 
-/// A run slow enough to be killed part way: sampled 9-card deals on one thread.
-const SLOW: &str = "[experiment]\nname = \"k\"\nmode = \"sample\"\nseed = 11\ndeals = 800000\n[hands]\nsizes = [[9, 9]]\n[solver]\nmemo_mb = 256\n";
+/// A run slow enough to be killed part way: sampled 9-card deals on one
+/// thread, several seconds even on a fast day (800,000 deals once took 1.7 s,
+/// too short for the last kill to land).
+const SLOW: &str = "[experiment]\nname = \"k\"\nmode = \"sample\"\nseed = 11\ndeals = 4000000\n[hands]\nsizes = [[9, 9]]\n[solver]\nmemo_mb = 256\n";
 
 #[test]
 fn killed_runs_resume_to_the_identical_result() {

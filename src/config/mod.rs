@@ -64,6 +64,58 @@ pub struct ResultInputs<'a> {
 }
 
 impl Config {
+    /// One line for pictures and reports: the study, the deck, the starting
+    /// field and the mode, e.g. "tanhinmin · 52 cards (13 ranks × 4) · empty
+    /// field · every deal (exact)".
+    pub fn description(&self) -> String {
+        let ranks = self.deck.ranks;
+        let deck = match &self.deck.copies {
+            Copies::Uniform(c) => {
+                format!(
+                    "{} cards ({ranks} ranks × {c})",
+                    u64::from(ranks) * u64::from(*c)
+                )
+            }
+            Copies::PerRank(v) => {
+                let total: u64 = v.iter().map(|&c| u64::from(c)).sum();
+                let mut runs: Vec<(u32, usize)> = Vec::new();
+                for &c in v {
+                    match runs.last_mut() {
+                        Some((last, n)) if *last == c => *n += 1,
+                        _ => runs.push((c, 1)),
+                    }
+                }
+                let copies: Vec<String> = runs
+                    .iter()
+                    .map(|&(c, n)| {
+                        if n > 1 {
+                            format!("{c}×{n}")
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect();
+                format!(
+                    "{total} cards ({ranks} ranks, copies {})",
+                    copies.join(", ")
+                )
+            }
+        };
+        let field = match self.hands.field {
+            0 => "empty field".to_string(),
+            f => format!("field card {f}"),
+        };
+        let mode = match self.experiment.mode {
+            Mode::Exhaustive => "every deal (exact)".to_string(),
+            Mode::Sample => format!(
+                "{} random deals per cell, seed {}",
+                self.experiment.deals.unwrap_or(0),
+                self.experiment.seed
+            ),
+        };
+        format!("{} · {deck} · {field} · {mode}", self.experiment.study)
+    }
+
     /// What decides this config's results, given the study's chunk sizes.
     pub fn result_inputs<'a>(&'a self, chunk_sizes: &'a [u64]) -> ResultInputs<'a> {
         let e = &self.experiment;

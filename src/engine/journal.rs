@@ -149,6 +149,11 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         })
     }
 
+    /// How many finished chunks were read back on resume.
+    pub fn done_count(&self) -> u64 {
+        self.restored.len() as u64
+    }
+
     /// Chunks read back on resume; taken once by the engine.
     pub fn take_restored(&mut self) -> HashMap<u64, C> {
         std::mem::take(&mut self.restored)

@@ -1,4 +1,5 @@
-//! Outputs: CSV tables and the run manifest, always written atomically.
+//! Outputs: CSV tables, SVG pictures, the HTML report and the run manifest,
+//! always written atomically.
 //!
 //! A file is written next to its final name and renamed into place, so a run
 //! killed at any moment leaves either the old file or the new one, never a
@@ -6,6 +7,7 @@
 
 pub mod manifest;
 pub mod plot;
+pub mod report;
 
 use anyhow::Context;
 use std::io::Write;
@@ -70,6 +72,23 @@ pub fn duration_text(secs: f64) -> String {
     }
 }
 
+/// Groups the digits of a whole number written in decimal, 1234567 as
+/// "1,234,567"; other text (a fraction, an empty cell) is returned as it
+/// is. Counts of deals pass 2^64, so this works on their text.
+pub fn grouped_digits(digits: &str) -> String {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return digits.to_string();
+    }
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A CSV table built in memory, then written atomically.
 pub struct Table {
     writer: csv::Writer<Vec<u8>>,
@@ -110,6 +129,17 @@ mod tests {
         assert_eq!(duration_text(12_000.0), "3h 20m");
         assert_eq!(duration_text(598_274.0), "6d 22h");
         assert_eq!(duration_text(f64::INFINITY), "?");
+    }
+
+    #[test]
+    fn digits_are_grouped_in_threes() {
+        assert_eq!(
+            grouped_digits("133374313242220050"),
+            "133,374,313,242,220,050"
+        );
+        assert_eq!(grouped_digits("999"), "999");
+        assert_eq!(grouped_digits("1/2"), "1/2");
+        assert_eq!(grouped_digits(""), "");
     }
 
     #[test]
