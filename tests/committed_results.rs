@@ -57,3 +57,53 @@ fn every_committed_result_matches_its_config() {
     }
     assert!(checked >= 10, "only {checked} results directories found");
 }
+
+/// The columns of a CSV file, each row keyed by (n_first, n_second, field).
+fn rows_by_cell(
+    path: &Path,
+) -> std::collections::BTreeMap<(String, String, String), Vec<(String, String)>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let mut out = std::collections::BTreeMap::new();
+    for record in reader.records() {
+        let record = record.unwrap();
+        let row: Vec<(String, String)> = header
+            .iter()
+            .cloned()
+            .zip(record.iter().map(String::from))
+            .collect();
+        let get = |name: &str| row.iter().find(|(h, _)| h == name).unwrap().1.clone();
+        out.insert((get("n_first"), get("n_second"), get("field")), row);
+    }
+    out
+}
+
+/// Every exhaustive minimax run of the full deck at field 0 (quick, deal8 to
+/// deal11) must give, cell by cell, the exact fraction the rates DP gives,
+/// with no disagreement: two independent methods, one number.
+#[test]
+fn exhaustive_minimax_runs_equal_the_rates_dp() {
+    let dp = rows_by_cell(Path::new("results/rates/rates.csv"));
+    let mut compared = 0;
+    for name in ["quick", "deal8", "deal9", "deal10", "deal11"] {
+        let stats = Path::new("results").join(name).join("stats.csv");
+        if !stats.exists() {
+            continue;
+        }
+        for (cell, row) in rows_by_cell(&stats) {
+            let get = |name: &str| row.iter().find(|(h, _)| h == name).unwrap().1.clone();
+            assert_eq!(get("disagree"), "0", "{name} {cell:?}");
+            let Some(expected) = dp.get(&cell) else {
+                continue;
+            };
+            let dp_fraction = &expected
+                .iter()
+                .find(|(h, _)| h == "exact_fraction")
+                .unwrap()
+                .1;
+            assert_eq!(&get("exact_fraction"), dp_fraction, "{name} {cell:?}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 7, "only {compared} cells compared");
+}

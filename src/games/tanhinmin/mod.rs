@@ -16,6 +16,7 @@ pub mod ordering;
 pub mod packed;
 pub mod position;
 pub mod reference;
+pub mod roots;
 pub mod score;
 pub mod solver;
 pub mod strategy;

@@ -13,6 +13,7 @@ use crate::config::{Config, Mode};
 use crate::engine::{Chunk, Workload};
 use crate::games::cards::{Deal, DealSpace, Dealer, Deck, MAX_RANKS};
 use crate::games::tanhinmin::position::{PACKED_MAX_COPIES, PACKED_MAX_RANKS};
+use crate::games::tanhinmin::roots::RootSpace;
 use crate::random::chunk_rng;
 use crate::study::{CellOutline, Outline};
 use serde::{Deserialize, Serialize};
@@ -27,8 +28,14 @@ pub struct DealInstance {
     pub deal: Deal,
 }
 
-/// Distinct deals per chunk in exhaustive mode.
+/// Distinct deals (rank patterns) per chunk in exhaustive mode.
 pub const EXHAUSTIVE_CHUNK: u64 = 1 << 16;
+/// Roots per chunk in exhaustive mode when deals are grouped by root
+/// ([`RootSpace`]): a root stands for a dozen patterns or more, so chunks
+/// are smaller to keep a few hundred of them in an 8x8 run. Part of the
+/// config hash, so a checkpoint or shard of a pattern run never resumes or
+/// merges into a root run.
+pub const ROOT_CHUNK: u64 = 1 << 13;
 /// Deals per chunk in sample mode for deals of up to 20 cards in all. Part
 /// of the random stream's definition: changing it changes which deals a seed
 /// draws.
@@ -59,8 +66,17 @@ pub struct DealSource {
     pub field: u32,
     /// Deals per cell in sample mode.
     pub deals_per_cell: u64,
-    /// Rank patterns of each cell in exhaustive mode.
-    spaces: Vec<Option<DealSpace>>,
+    /// Rank patterns or roots of each cell in exhaustive mode.
+    spaces: Vec<Option<Space>>,
+}
+
+/// How an exhaustive cell lists its deals.
+enum Space {
+    /// Every rank pattern, each with its weight.
+    Patterns(DealSpace),
+    /// Every canonical root of the plain game, each with the weight of all
+    /// its patterns.
+    Roots(RootSpace),
 }
 
 impl DealSource {
@@ -72,6 +88,19 @@ impl DealSource {
     /// Deals for a rule that singles out one rank (by strength), such as the
     /// cut rank of the 8-cut variant: exhaustive patterns never move it.
     pub fn with_distinguished_rank(config: &Config, rank: Option<u32>) -> Self {
+        Self::build(config, rank, false)
+    }
+
+    /// Deals of the plain game grouped by canonical root in exhaustive mode:
+    /// one instance per root, weighted by all its patterns. Only for a study
+    /// whose every result is the same on all patterns of a root (the plain
+    /// game's verdict and μ pair; tested in `games::tanhinmin::roots`). Decks
+    /// with unequal copies inside a segment keep patterns.
+    pub fn by_root(config: &Config) -> Self {
+        Self::build(config, None, true)
+    }
+
+    fn build(config: &Config, rank: Option<u32>, roots: bool) -> Self {
         let mut boundaries = vec![config.hands.field as usize];
         if let Some(r) = rank {
             boundaries.extend([r as usize - 1, r as usize]);
@@ -84,8 +113,16 @@ impl DealSource {
             .iter()
             .map(|&[a, b]| match config.experiment.mode {
                 Mode::Exhaustive => Some(
-                    DealSpace::with_boundaries(&deck, a, b, &boundaries)
-                        .expect("checked by config"),
+                    roots
+                        .then(|| RootSpace::new(&deck, a, b, &boundaries))
+                        .flatten()
+                        .map(Space::Roots)
+                        .unwrap_or_else(|| {
+                            Space::Patterns(
+                                DealSpace::with_boundaries(&deck, a, b, &boundaries)
+                                    .expect("checked by config"),
+                            )
+                        }),
                 ),
                 Mode::Sample => None,
             })
@@ -111,7 +148,8 @@ impl DealSource {
         self.spaces
             .iter()
             .map(|s| match s {
-                Some(space) => space.len(),
+                Some(Space::Patterns(space)) => space.len(),
+                Some(Space::Roots(space)) => space.len(),
                 None => self.deals_per_cell,
             })
             .collect()
@@ -119,9 +157,10 @@ impl DealSource {
 
     /// Deals per chunk of `cell`.
     pub fn chunk_size(&self, cell: usize) -> u64 {
-        match self.mode {
-            Mode::Exhaustive => EXHAUSTIVE_CHUNK,
-            Mode::Sample => {
+        match (self.mode, &self.spaces[cell]) {
+            (Mode::Exhaustive, Some(Space::Roots(_))) => ROOT_CHUNK,
+            (Mode::Exhaustive, _) => EXHAUSTIVE_CHUNK,
+            (Mode::Sample, _) => {
                 let [a, b] = self.cells[cell];
                 sample_chunk(a + b)
             }
@@ -146,8 +185,15 @@ impl DealSource {
             },
         };
         match &self.spaces[chunk.cell] {
-            Some(space) => {
+            Some(Space::Patterns(space)) => {
                 space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal| {
+                    item.deal.clone_from(deal);
+                    f(&item);
+                    item.seq += 1;
+                });
+            }
+            Some(Space::Roots(space)) => {
+                space.for_each_in_range(chunk.start, chunk.start + chunk.len, |deal, _| {
                     item.deal.clone_from(deal);
                     f(&item);
                     item.seq += 1;

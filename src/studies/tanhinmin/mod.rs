@@ -48,7 +48,7 @@ pub struct Tanhinmin {
 impl Tanhinmin {
     /// The study for `config`, for `threads` workers, checking `claim`.
     pub fn new(config: &Config, threads: usize, claim: Claim) -> Self {
-        let source = DealSource::new(config);
+        let source = DealSource::by_root(config);
         let cells = source.cells.clone();
         let memo_bytes = memo_budget(config, &source);
         // Keys of up to 28 cards fit the shared table; larger cells need
@@ -314,7 +314,7 @@ impl Study for Tanhinmin {
     }
 
     fn outline(config: &Config, _threads: usize) -> Outline {
-        let source = DealSource::new(config);
+        let source = DealSource::by_root(config);
         deal_study::outline(config, &source, memo_size(config, &source))
     }
 
