@@ -147,3 +147,73 @@ fn cut_variant_reports_where_the_plain_formula_fails() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("[cut] rank"), "{}", stderr(&o));
 }
+
+/// The card-count study solves one root per canonical root of the plain
+/// game, by two threshold searches around C1's value. Merging a run of one
+/// owner's ranks changes no card count, so the value and C1's prediction
+/// are the same on every pattern of a root: the tables by roots and
+/// threshold searches must equal the tables by patterns and the full-value
+/// minimax, with C1 and with a deliberately wrong conjecture (where every
+/// window it picks is wrong somewhere and the full search takes over).
+#[test]
+fn card_count_by_roots_and_thresholds_equals_patterns_and_full_minimax() {
+    use runner::engine::{self, Outcome, RunOptions, progress};
+    use runner::studies::deal_study::DealSource;
+    use runner::studies::score::{ScoreCounts, ScoreStudy};
+    use runner::study::{BuildContext, Study};
+    use std::sync::atomic::AtomicBool;
+    let whole = |study: &ScoreStudy| -> Vec<ScoreCounts> {
+        let opts = RunOptions {
+            threads: 2,
+            progress: progress::Mode::Quiet,
+        };
+        let plan = engine::Plan::new(study);
+        match engine::run(
+            study,
+            &plan,
+            engine::Shard::WHOLE,
+            &opts,
+            None,
+            &AtomicBool::new(false),
+        )
+        .unwrap()
+        {
+            Outcome::Complete(cells) => cells.into_iter().map(|c| c.counts).collect(),
+            Outcome::Interrupted { .. } => panic!("interrupted"),
+        }
+    };
+    for inject_fault in [false, true] {
+        for (deck, sizes, field) in [
+            ("ranks = 13\ncopies = 4", "[[4, 4], [5, 3]]", 0),
+            ("ranks = 13\ncopies = 4", "[[4, 4], [2, 5]]", 6),
+            ("ranks = 8\ncopies = 2", "[[4, 4]]", 2),
+        ] {
+            let text = format!(
+                "[experiment]\nname = \"s\"\nstudy = \"score\"\nmode = \"exhaustive\"\n[deck]\n{deck}\n[hands]\nsizes = {sizes}\nfield = {field}\n[solver]\nmemo_mb = 64\n"
+            );
+            let cfg = runner::studies::parse_config(&text, "test").unwrap();
+            let ctx = BuildContext {
+                threads: 2,
+                inject_fault,
+                progress: progress::Mode::Quiet,
+            };
+            let by_root = ScoreStudy::build(&cfg, &ctx).unwrap();
+            let mut by_pattern = ScoreStudy::build(&cfg, &ctx).unwrap();
+            by_pattern.source = DealSource::new(&cfg);
+            // The plain twin: every pattern, by the full-value minimax.
+            by_pattern.by_threshold = false;
+            for (r, p) in whole(&by_root).iter().zip(&whole(&by_pattern)) {
+                let case = format!("{deck} {sizes} field {field} fault {inject_fault}");
+                assert_eq!(
+                    (r.deals, r.first_wins, r.c1_agree, r.c1_disagree),
+                    (p.deals, p.first_wins, p.c1_agree, p.c1_disagree),
+                    "{case}"
+                );
+                assert_eq!(r.scores, p.scores, "{case}");
+                if inject_fault {
+                    assert!(r.c1_disagree > 0, "{case}: the wrong conjecture is caught");
+                }
+            }
+        }
+    }
+}

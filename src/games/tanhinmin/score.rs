@@ -15,11 +15,11 @@
 //!   T(top_a(X), Y, r) fails.
 
 use super::formula::mover_wins_sorted;
-use super::memo::BoundedMemo;
+use super::memo::{BoundedMemo, FIELD_BITS, MAX_KEY, PrivateMemo, SharedMemo};
 use super::moves::{Move, hand_after, legal_moves};
-use super::position::{Position, pack_position};
+use super::position::{Position, canonical_key};
 
-/// Memoised card-count minimax on compressed positions.
+/// Memoised card-count minimax on canonical positions.
 pub struct ScoreSolver {
     memo: BoundedMemo<i8>,
     /// Positions expanded (memo misses), for run details.
@@ -38,7 +38,10 @@ impl ScoreSolver {
     /// The score for the player to move in `p` (both hands non-empty).
     pub fn score(&mut self, p: &Position) -> i32 {
         let c = p.compressed();
-        let key = pack_position(&c);
+        // The canonical key merges runs of one owner's ranks: those
+        // positions are the same game with the same card counts, so the
+        // same score, and they share one memo entry.
+        let key = canonical_key(&c.mover[..c.ranks], &c.other[..c.ranks], c.field);
         if let Some(v) = self.memo.get(key) {
             return i32::from(v);
         }
@@ -74,6 +77,120 @@ impl ScoreSolver {
         }
         self.memo.insert(key, best as i8);
         best
+    }
+}
+
+/// Bits of a threshold in a memo key: thresholds run from -63 to 64.
+const THRESHOLD_BITS: u32 = 7;
+
+/// The canonical key of a position with the threshold `v` folded in above
+/// the field bits, so that the memo's field rule (a higher field only takes
+/// moves from the mover) still applies between entries of one threshold.
+fn threshold_key(key: u128, v: i32) -> u128 {
+    let field_mask = (1u128 << FIELD_BITS) - 1;
+    let v = (v + 63).clamp(0, 127) as u128;
+    ((key >> FIELD_BITS) << (THRESHOLD_BITS + FIELD_BITS)) | (v << FIELD_BITS) | (key & field_mask)
+}
+
+/// The card-count game as win/lose questions: can the player to move
+/// guarantee a score of at least `v`? Two such questions, at `v` and
+/// `v + 1`, prove the value is exactly `v`, and each is a plain boolean
+/// search: a move that answers "yes" ends the scan, where the full-value
+/// minimax of [`ScoreSolver`] must try every move. The closed form (C1)
+/// only picks `v`; the searches decide.
+///
+/// Memo entries are canonical keys with the threshold folded in, in the
+/// shared lock-free table kept across deals when they fit 63 bits (up to
+/// 24 cards), else in a private table of the thread.
+pub struct ThresholdSolver {
+    shared: std::sync::Arc<SharedMemo>,
+    private: PrivateMemo,
+    /// Positions expanded (memo misses), for run details.
+    pub positions: u64,
+}
+
+impl ThresholdSolver {
+    /// A solver using `shared` and a private table of `private_bytes`.
+    pub fn new(shared: std::sync::Arc<SharedMemo>, private_bytes: usize) -> Self {
+        ThresholdSolver {
+            shared,
+            private: PrivateMemo::with_bytes(private_bytes),
+            positions: 0,
+        }
+    }
+
+    /// Can the player to move in `p` (both hands non-empty) guarantee a
+    /// score of at least `v`?
+    pub fn reaches(&mut self, p: &Position, v: i32) -> bool {
+        let c = p.compressed();
+        let nm: u32 = c.mover[..c.ranks].iter().map(|&x| u32::from(x)).sum();
+        let no: u32 = c.other[..c.ranks].iter().map(|&x| u32::from(x)).sum();
+        self.search(&c, nm, no, v)
+    }
+
+    fn search(&mut self, c: &Position, nm: u32, no: u32, v: i32) -> bool {
+        // The mover's score lies in [-nm, no]: a winner gains the loser's
+        // cards, a loser loses at most all of their own.
+        if v > no as i32 {
+            return false;
+        }
+        if v <= -(nm as i32) {
+            return true;
+        }
+        let key = threshold_key(
+            canonical_key(&c.mover[..c.ranks], &c.other[..c.ranks], c.field),
+            v,
+        );
+        let shared = key <= MAX_KEY as u128;
+        let known = if shared {
+            self.shared.get(key)
+        } else {
+            self.private.get(key)
+        };
+        if let Some(answer) = known {
+            return answer;
+        }
+        self.positions += 1;
+        // Mover's score >= v exactly when some move leaves the opponent
+        // unable to reach 1 - v (their score is minus the mover's). Weakest
+        // card first: measured on 5,000 sampled 13x13 deals, trying the
+        // strongest first was 14x slower (8.5 s against 120 s).
+        let mut answer = false;
+        for i in c.field..c.ranks {
+            if c.mover[i] == 0 {
+                continue;
+            }
+            if nm == 1 {
+                answer = no as i32 >= v;
+                break;
+            }
+            let mut child = Position {
+                mover: c.other,
+                other: c.mover,
+                ranks: c.ranks,
+                field: i + 1,
+            };
+            child.other[i] -= 1;
+            if !self.search(&child.compressed(), no, nm - 1, 1 - v) {
+                answer = true;
+                break;
+            }
+        }
+        if !answer && c.field > 0 {
+            let child = Position {
+                mover: c.other,
+                other: c.mover,
+                ranks: c.ranks,
+                field: 0,
+            };
+            answer = !self.search(&child.compressed(), no, nm, 1 - v);
+        }
+        if shared {
+            self.shared.insert(key, answer);
+        } else {
+            self.private.insert(key, answer);
+        }
+        answer
     }
 }
 
@@ -145,6 +262,35 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn threshold_searches_answer_exactly_when_the_value_reaches_the_threshold(
+            mut x in proptest::collection::vec(1u32..9, 1..7),
+            mut y in proptest::collection::vec(1u32..9, 1..7),
+            r in 0u32..9,
+        ) {
+            x.sort();
+            y.sort();
+            let value = plain_score(&x, &y, r);
+            let shared = std::sync::Arc::new(SharedMemo::with_bytes(1 << 16));
+            let mut t = ThresholdSolver::new(shared, 1 << 16);
+            let p = position(&x, &y, r);
+            for v in -(x.len() as i32) - 1..=y.len() as i32 + 1 {
+                proptest::prop_assert_eq!(t.reaches(&p, v), value >= v, "v = {}", v);
+            }
+        }
+    }
+
+    #[test]
+    fn threshold_memo_keys_keep_hands_thresholds_and_fields_apart() {
+        let keys: std::collections::HashSet<u128> =
+            [0b1101u128 << 6, 0b1110 << 6, (0b1101 << 6) | 3]
+                .iter()
+                .flat_map(|&k| (-5..=5).map(move |v| threshold_key(k, v)))
+                .collect();
+        assert_eq!(keys.len(), 33);
+    }
+
     #[test]
     fn c1_examples() {
         // One card each: the mover plays it and wins with Y's one card left.
@@ -170,7 +316,7 @@ mod tests {
                     p.mover[1] = (m >> 3) as u8;
                     p.other[0] = (o & 7) as u8;
                     p.other[1] = (o >> 3) as u8;
-                    assert!(seen.insert(pack_position(&p)));
+                    assert!(seen.insert(crate::games::tanhinmin::position::pack_position(&p)));
                 }
             }
         }

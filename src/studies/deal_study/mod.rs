@@ -93,9 +93,11 @@ impl DealSource {
 
     /// Deals of the plain game grouped by canonical root in exhaustive mode:
     /// one instance per root, weighted by all its patterns. Only for a study
-    /// whose every result is the same on all patterns of a root (the plain
-    /// game's verdict and μ pair; tested in `games::tanhinmin::roots`). Decks
-    /// with unequal copies inside a segment keep patterns.
+    /// whose every result is the same on all patterns of a root: the plain
+    /// game's verdict and μ pair (tested in `games::tanhinmin::roots` and
+    /// `tests/exhaustive.rs`), and the card-count game's value and C1's,
+    /// since merging a run changes no card count (`tests/variants.rs`).
+    /// Decks with unequal copies inside a segment keep patterns.
     pub fn by_root(config: &Config) -> Self {
         Self::build(config, None, true)
     }

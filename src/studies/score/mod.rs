@@ -19,8 +19,11 @@ use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::games::cards::strengths;
+use crate::games::tanhinmin::memo::SharedMemo;
 use crate::games::tanhinmin::position::Position;
-use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_off_by_one, c1_value};
+use crate::games::tanhinmin::score::{
+    Conjecture, ScoreSolver, ThresholdSolver, c1_off_by_one, c1_value,
+};
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
@@ -81,22 +84,42 @@ pub struct ScoreStudy {
     pub source: DealSource,
     /// The closed form checked (C1, or a wrong one under `--inject-fault`).
     pub conjecture: Conjecture,
+    /// Decide each deal by two threshold searches around the closed form's
+    /// value (the fast path), or by the full-value minimax alone (its plain
+    /// twin, which tests compare it with). Either way the value written is
+    /// one that search proved.
+    pub by_threshold: bool,
+    /// Threshold entries of up to 24 cards, shared by all threads and kept
+    /// across deals.
+    shared: std::sync::Arc<SharedMemo>,
+    /// Private memo bytes per worker, split between the threshold search's
+    /// larger positions and the full-value minimax.
     memo_bytes: usize,
+}
+
+/// A thread's solvers: the threshold searches, and the full-value minimax
+/// for deals where the closed form's window is wrong.
+pub struct ScoreWorker {
+    threshold: ThresholdSolver,
+    full: ScoreSolver,
 }
 
 impl DealStudy for ScoreStudy {
     type Counts = ScoreCounts;
-    type Worker = ScoreSolver;
+    type Worker = ScoreWorker;
 
     fn source(&self) -> &DealSource {
         &self.source
     }
 
-    fn new_worker(&self) -> ScoreSolver {
-        ScoreSolver::new(self.memo_bytes)
+    fn new_worker(&self) -> ScoreWorker {
+        ScoreWorker {
+            threshold: ThresholdSolver::new(self.shared.clone(), self.memo_bytes / 2),
+            full: ScoreSolver::new(self.memo_bytes / 2),
+        }
     }
 
-    fn evaluate(&self, solver: &mut ScoreSolver, inst: &DealInstance, c: &mut ScoreCounts) {
+    fn evaluate(&self, worker: &mut ScoreWorker, inst: &DealInstance, c: &mut ScoreCounts) {
         let ranks = self.source.ranks();
         let d = &inst.deal;
         let p = Position {
@@ -105,11 +128,16 @@ impl DealStudy for ScoreStudy {
             ranks,
             field: self.source.field as usize,
         };
-        let before = solver.positions;
-        let score = solver.score(&p);
-        c.positions += solver.positions - before;
         let (x, y) = (strengths(&d.first[..ranks]), strengths(&d.second[..ranks]));
         let c1 = (self.conjecture)(&x, &y, self.source.field);
+        let before = worker.threshold.positions + worker.full.positions;
+        // Value >= c1 and not >= c1 + 1 proves value == c1; otherwise the
+        // full minimax finds the value the closed form missed.
+        let proved = self.by_threshold
+            && worker.threshold.reaches(&p, c1)
+            && !worker.threshold.reaches(&p, c1 + 1);
+        let score = if proved { c1 } else { worker.full.score(&p) };
+        c.positions += worker.threshold.positions + worker.full.positions - before;
         c.deals += d.weight;
         if score > 0 {
             c.first_wins += d.weight;
@@ -145,14 +173,19 @@ impl DealStudy for ScoreStudy {
 
 impl Study for ScoreStudy {
     fn outline(config: &Config, _threads: usize) -> Outline {
-        let source = DealSource::new(config);
+        let source = DealSource::by_root(config);
         deal_study::outline(config, &source, memo_size(config, &source))
     }
 
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
-        let source = DealSource::new(config);
+        let source = DealSource::by_root(config);
+        // Half the budget for the shared threshold table, half for the
+        // workers' private tables.
+        let budget = memo_budget(config, &source);
         Ok(ScoreStudy {
-            memo_bytes: memo_budget(config, &source) / ctx.threads.max(1),
+            shared: std::sync::Arc::new(SharedMemo::with_bytes(budget / 2)),
+            memo_bytes: budget / 2 / ctx.threads.max(1),
+            by_threshold: true,
             source,
             conjecture: if ctx.inject_fault {
                 c1_off_by_one
