@@ -79,13 +79,13 @@ fn rows_by_cell(
 }
 
 /// Every exhaustive minimax run of the full deck at field 0 (quick, deal8 to
-/// deal11) must give, cell by cell, the exact fraction the rates DP gives,
+/// deal12) must give, cell by cell, the exact fraction the rates DP gives,
 /// with no disagreement: two independent methods, one number.
 #[test]
 fn exhaustive_minimax_runs_equal_the_rates_dp() {
     let dp = rows_by_cell(Path::new("results/rates/rates.csv"));
     let mut compared = 0;
-    for name in ["quick", "deal8", "deal9", "deal10", "deal11"] {
+    for name in ["quick", "deal8", "deal9", "deal10", "deal11", "deal12"] {
         let stats = Path::new("results").join(name).join("stats.csv");
         if !stats.exists() {
             continue;
