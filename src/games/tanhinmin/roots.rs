@@ -43,6 +43,14 @@ pub enum Token {
     Both(u8, u8),
 }
 
+/// Every weight here is a part of the cell's deal count (each term adds to
+/// one root's weight, and a root's weight to the cell's), and the config
+/// refuses exhaustive cells whose deal count passes u128 (`validate_enumerable`), so
+/// the checked arithmetic below cannot fail; it is checked so that a
+/// broken bound stops the run rather than wrapping into a wrong number.
+const FITS: &str =
+    "a root weight is bounded by the cell's deal count, which the config checks fits u128";
+
 /// What the previous token of a segment was; runs of one kind never follow
 /// each other.
 const NONE: usize = 0;
@@ -316,9 +324,10 @@ impl RootSpace {
             }
             for &(j, g) in &factor {
                 if i + j < out.len() {
-                    // Bounded by the cell's deal count, which the config
-                    // checks fits in u128.
-                    out[i + j] += p * g;
+                    out[i + j] = p
+                        .checked_mul(g)
+                        .and_then(|t| t.checked_add(out[i + j]))
+                        .expect(FITS);
                 }
             }
         }
@@ -332,8 +341,10 @@ impl RootSpace {
             Some(p) => p
                 .iter()
                 .zip(&self.choose[s])
-                .map(|(&coef, &ways)| coef * ways)
-                .sum(),
+                .try_fold(0u128, |sum, (&coef, &ways)| {
+                    coef.checked_mul(ways)?.checked_add(sum)
+                })
+                .expect(FITS),
         }
     }
 
@@ -343,7 +354,10 @@ impl RootSpace {
         let mut deal = Deal {
             first: [0; MAX_RANKS],
             second: [0; MAX_RANKS],
-            weight: weights.iter().product(),
+            weight: weights
+                .iter()
+                .try_fold(1u128, |w, &x| w.checked_mul(x))
+                .expect(FITS),
         };
         for (s, seq) in tokens.iter().enumerate() {
             let c = self.copies[s] as u8;

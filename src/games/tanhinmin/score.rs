@@ -83,6 +83,12 @@ impl ScoreSolver {
 /// Bits of a threshold in a memo key: thresholds run from -63 to 64.
 const THRESHOLD_BITS: u32 = 7;
 
+/// Most cards in play whose threshold key fits the private memo's 127 bits:
+/// a leading bit, two bits a card, the threshold and the field. Larger
+/// deals (the config allows 60 cards) use the full-value minimax.
+pub const THRESHOLD_MAX_CARDS: u32 = (127 - 1 - THRESHOLD_BITS - FIELD_BITS) / 2;
+const _: () = assert!(1 + 2 * THRESHOLD_MAX_CARDS + THRESHOLD_BITS + FIELD_BITS <= 127);
+
 /// The canonical key of a position with the threshold `v` folded in above
 /// the field bits, so that the memo's field rule (a higher field only takes
 /// moves from the mover) still applies between entries of one threshold.
@@ -121,10 +127,18 @@ impl ThresholdSolver {
 
     /// Can the player to move in `p` (both hands non-empty) guarantee a
     /// score of at least `v`?
+    /// At most [`THRESHOLD_MAX_CARDS`] cards; larger positions would
+    /// alias in the memo, so they are refused by a panic here and kept away
+    /// by the caller.
     pub fn reaches(&mut self, p: &Position, v: i32) -> bool {
         let c = p.compressed();
         let nm: u32 = c.mover[..c.ranks].iter().map(|&x| u32::from(x)).sum();
         let no: u32 = c.other[..c.ranks].iter().map(|&x| u32::from(x)).sum();
+        assert!(
+            nm + no <= THRESHOLD_MAX_CARDS,
+            "{} cards is more than a threshold key holds",
+            nm + no
+        );
         self.search(&c, nm, no, v)
     }
 
@@ -278,6 +292,24 @@ mod tests {
             for v in -(x.len() as i32) - 1..=y.len() as i32 + 1 {
                 proptest::prop_assert_eq!(t.reaches(&p, v), value >= v, "v = {}", v);
             }
+        }
+    }
+
+    #[test]
+    fn threshold_keys_of_the_largest_positions_lose_no_bit() {
+        // Every card the mover's, the largest field, at both ends of v.
+        let n = THRESHOLD_MAX_CARDS as usize;
+        let mut mover = [0u8; crate::games::cards::MAX_RANKS];
+        mover[..n / 4].fill(4);
+        mover[n / 4] = (n % 4) as u8;
+        let other = [0u8; crate::games::cards::MAX_RANKS];
+        let ranks = n / 4 + 1;
+        let key = canonical_key(&mover[..ranks], &other[..ranks], ranks);
+        for v in [-63, 0, 64] {
+            let folded = threshold_key(key, v);
+            assert!(folded < 1 << 127);
+            assert_eq!(folded >> (THRESHOLD_BITS + FIELD_BITS), key >> FIELD_BITS);
+            assert_eq!(folded & 63, key & 63);
         }
     }
 

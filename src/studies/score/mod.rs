@@ -22,7 +22,7 @@ use crate::games::cards::strengths;
 use crate::games::tanhinmin::memo::SharedMemo;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::score::{
-    Conjecture, ScoreSolver, ThresholdSolver, c1_off_by_one, c1_value,
+    Conjecture, ScoreSolver, THRESHOLD_MAX_CARDS, ThresholdSolver, c1_off_by_one, c1_value,
 };
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
@@ -134,6 +134,7 @@ impl DealStudy for ScoreStudy {
         // Value >= c1 and not >= c1 + 1 proves value == c1; otherwise the
         // full minimax finds the value the closed form missed.
         let proved = self.by_threshold
+            && (x.len() + y.len()) as u32 <= THRESHOLD_MAX_CARDS
             && worker.threshold.reaches(&p, c1)
             && !worker.threshold.reaches(&p, c1 + 1);
         let score = if proved { c1 } else { worker.full.score(&p) };
