@@ -13,9 +13,9 @@ use crate::error::refuse;
 use anyhow::Context;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -38,17 +38,25 @@ struct RecordIn<C> {
 }
 
 /// An append-only record of finished chunks and their counts.
+///
+/// On resume only the chunk numbers are kept in memory; the counts stay in
+/// the file and [`Journal::replay`] hands them over one at a time. A study's
+/// counts can be tens of kilobytes (the μ table), and a long run has
+/// hundreds of thousands of chunks: held all at once they would not fit.
 pub struct Journal<C> {
     file: File,
     path: PathBuf,
-    restored: HashMap<u64, C>,
+    /// Chunks read back on resume, in file order.
+    restored: Vec<u64>,
+    /// Byte range of the restored records (after the header).
+    restored_bytes: std::ops::Range<u64>,
     _counts: PhantomData<C>,
 }
 
 impl<C: Serialize + DeserializeOwned> Journal<C> {
     /// Opens the journal at `path`. With `resume`, an existing journal with
-    /// the same `fingerprint` is read back and extended; without it, any old
-    /// journal is replaced.
+    /// the same `fingerprint` is checked line by line and extended; without
+    /// it, any old journal is replaced.
     pub fn open(path: &Path, fingerprint: &str, resume: bool) -> anyhow::Result<Self> {
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -58,19 +66,19 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             journal: "runner checkpoint v2".into(),
             fingerprint: fingerprint.into(),
         };
-        let mut restored = HashMap::new();
+        let mut restored = Vec::new();
+        let mut header_len = 0u64;
         let mut valid_len = 0u64;
         let mut exists = path.exists();
         if resume && exists {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let mut lines = bytes
-                .split_inclusive(|&b| b == b'\n')
-                .enumerate()
-                .peekable();
-            let header_line = lines.next().map(|(_, l)| l).unwrap_or_default();
-            let whole_header = header_line.ends_with(b"\n");
-            match serde_json::from_slice::<Header>(header_line.trim_ascii_end()) {
+            let cannot_read = || format!("cannot read {}", path.display());
+            let mut reader = BufReader::new(File::open(path).with_context(cannot_read)?);
+            let mut line = Vec::new();
+            reader
+                .read_until(b'\n', &mut line)
+                .with_context(cannot_read)?;
+            let whole_header = line.ends_with(b"\n");
+            match serde_json::from_slice::<Header>(line.trim_ascii_end()) {
                 _ if !whole_header => {
                     eprintln!(
                         "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
@@ -87,28 +95,37 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                             fingerprint
                         )));
                     }
-                    valid_len = header_line.len() as u64;
-                    for (n, line) in lines {
+                    header_len = line.len() as u64;
+                    valid_len = header_len;
+                    let mut seen = HashSet::new();
+                    for n in 2.. {
+                        line.clear();
+                        if reader
+                            .read_until(b'\n', &mut line)
+                            .with_context(cannot_read)?
+                            == 0
+                        {
+                            break;
+                        }
                         let torn = !line.ends_with(b"\n");
                         match parse_record::<C>(line.trim_ascii_end()) {
                             Ok(r) => {
-                                if restored.insert(r.chunk, r.counts).is_some() {
+                                if !seen.insert(r.chunk) {
                                     return Err(refuse(format!(
-                                        "{} line {}: chunk {} recorded twice; the checkpoint was edited",
+                                        "{} line {n}: chunk {} recorded twice; the checkpoint was edited",
                                         path.display(),
-                                        n + 1,
                                         r.chunk
                                     )));
                                 }
+                                restored.push(r.chunk);
                                 valid_len += line.len() as u64;
                             }
                             // A line cut short by a kill can only be the last one.
                             Err(_) if torn => break,
                             Err(e) => {
                                 return Err(refuse(format!(
-                                    "{} line {}: {e}; the checkpoint was edited or corrupted (remove it to start over)",
-                                    path.display(),
-                                    n + 1
+                                    "{} line {n}: {e}; the checkpoint was edited or corrupted (remove it to start over)",
+                                    path.display()
                                 )));
                             }
                         }
@@ -132,8 +149,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         if resume && exists {
             // Drop a torn last line, then append after the good ones.
             file.set_len(valid_len)?;
-            use std::io::Seek;
-            file.seek(std::io::SeekFrom::End(0))?;
+            file.seek(SeekFrom::End(0))?;
         } else {
             file.set_len(0)?;
             let mut line = serde_json::to_vec(&header)?;
@@ -145,6 +161,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             file,
             path: path.to_path_buf(),
             restored,
+            restored_bytes: header_len..valid_len,
             _counts: PhantomData,
         })
     }
@@ -154,9 +171,36 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         self.restored.len() as u64
     }
 
-    /// Chunks read back on resume; taken once by the engine.
-    pub fn take_restored(&mut self) -> HashMap<u64, C> {
-        std::mem::take(&mut self.restored)
+    /// Hands each chunk read back on resume to `f`, with its counts, in the
+    /// order they were recorded. The lines were checked when the journal was
+    /// opened; one chunk's counts are in memory at a time.
+    pub fn replay(&self, mut f: impl FnMut(u64, C) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let cannot_read = || format!("cannot read {}", self.path.display());
+        let mut file = File::open(&self.path).with_context(cannot_read)?;
+        file.seek(SeekFrom::Start(self.restored_bytes.start))
+            .with_context(cannot_read)?;
+        let mut reader =
+            BufReader::new(file).take(self.restored_bytes.end - self.restored_bytes.start);
+        let mut line = Vec::new();
+        for &expected in &self.restored {
+            line.clear();
+            reader
+                .read_until(b'\n', &mut line)
+                .with_context(cannot_read)?;
+            // The file is ours while the run holds it; a change since it
+            // was opened is refused rather than trusted.
+            let record = parse_record::<C>(line.trim_ascii_end())
+                .ok()
+                .filter(|r| r.chunk == expected)
+                .ok_or_else(|| {
+                    refuse(format!(
+                        "{}: changed while the run was reading it back",
+                        self.path.display()
+                    ))
+                })?;
+            f(record.chunk, record.counts)?;
+        }
+        Ok(())
     }
 
     /// Appends one finished chunk durably: one write, then a sync.
@@ -199,6 +243,19 @@ fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<RecordIn<C>, String>
 mod tests {
     use super::*;
 
+    /// Everything `replay` hands over, by chunk.
+    fn restored<C: Serialize + DeserializeOwned>(
+        j: &Journal<C>,
+    ) -> std::collections::HashMap<u64, C> {
+        let mut all = std::collections::HashMap::new();
+        j.replay(|chunk, counts| {
+            assert!(all.insert(chunk, counts).is_none());
+            Ok(())
+        })
+        .unwrap();
+        all
+    }
+
     fn tmp(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("runner-journal-{}-{name}", std::process::id()));
@@ -217,13 +274,28 @@ mod tests {
         f.write_all(b"0badc0de {\"chunk\": 9, \"coun").unwrap();
         drop(f);
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
-        let got = j.take_restored();
+        let got = restored(&j);
         assert_eq!(got.len(), 2);
         assert_eq!(got[&3], vec![1, 2]);
         j.record(9, &vec![5]).unwrap();
         drop(j);
-        let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
-        assert_eq!(j.take_restored().len(), 3);
+        let j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
+        assert_eq!(restored(&j).len(), 3);
+    }
+
+    #[test]
+    fn a_journal_changed_after_it_was_read_is_refused_on_replay() {
+        let path = tmp("changed");
+        let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
+        j.record(0, &vec![1]).unwrap();
+        j.record(1, &vec![2]).unwrap();
+        drop(j);
+        let j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
+        assert_eq!(j.done_count(), 2);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("[1]", "[7]", 1)).unwrap();
+        let err = j.replay(|_, _| Ok(())).err().unwrap();
+        assert!(crate::error::is_refused(&err), "{err}");
     }
 
     #[test]
@@ -247,11 +319,11 @@ mod tests {
             .unwrap()
             .record(1, &5)
             .unwrap();
-        let mut j = Journal::<u32>::open(&path, "abc", false).unwrap();
-        assert!(j.take_restored().is_empty());
+        let j = Journal::<u32>::open(&path, "abc", false).unwrap();
+        assert!(restored(&j).is_empty());
         drop(j);
-        let mut j = Journal::<u32>::open(&path, "abc", true).unwrap();
-        assert!(j.take_restored().is_empty());
+        let j = Journal::<u32>::open(&path, "abc", true).unwrap();
+        assert!(restored(&j).is_empty());
     }
 
     #[test]
@@ -288,11 +360,11 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, text).unwrap();
             let mut j = Journal::<u32>::open(&path, "abc", true).unwrap();
-            assert!(j.take_restored().is_empty());
+            assert!(restored(&j).is_empty());
             j.record(4, &1).unwrap();
             drop(j);
-            let mut j = Journal::<u32>::open(&path, "abc", true).unwrap();
-            assert_eq!(j.take_restored().len(), 1, "{text:?}");
+            let j = Journal::<u32>::open(&path, "abc", true).unwrap();
+            assert_eq!(restored(&j).len(), 1, "{text:?}");
         }
     }
 }

@@ -13,7 +13,7 @@ use progress::Progress;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -251,7 +251,7 @@ pub fn run<S: Workload>(
     plan: &Plan,
     shard: Shard,
     opts: &RunOptions,
-    mut journal: Option<&mut Journal<S::Counts>>,
+    journal: Option<&mut Journal<S::Counts>>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Outcome<S::Counts>> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -262,50 +262,51 @@ pub fn run<S: Workload>(
     let workers: Vec<Mutex<S::Worker>> = (0..opts.threads)
         .map(|_| Mutex::new(study.new_worker()))
         .collect();
-    let restored: HashMap<u64, S::Counts> = match journal.as_mut() {
-        Some(j) => j.take_restored(),
-        None => HashMap::new(),
-    };
-    // Restored chunks by cell, merged in chunk order; each one must be a
-    // chunk of this shard, with counts such a chunk can have.
-    let mut restored_by_cell: Vec<Vec<(u64, S::Counts)>> =
-        (0..plan.cells()).map(|_| Vec::new()).collect();
-    for (global, counts) in restored {
-        let cell = (0..plan.cells()).find(|&c| plan.cell_range(c).contains(&global));
-        let Some(cell) = cell.filter(|_| global % shard.count == shard.index) else {
-            return Err(crate::error::refuse(format!(
-                "checkpoint: chunk {global} is not a chunk of this run's shard; the checkpoint was edited"
-            )));
-        };
-        if let Err(problem) = study.check_counts(cell, plan.chunk(cell, global).len, &counts) {
-            return Err(crate::error::refuse(format!(
-                "checkpoint: chunk {global}: {problem}; the checkpoint was edited"
-            )));
-        }
-        restored_by_cell[cell].push((global, counts));
+    // Restored chunks, merged into their cells as they are read back (merges
+    // are order-independent); each one must be a chunk of this shard, with
+    // counts such a chunk can have.
+    let cells = plan.cells();
+    let mut merged_by_cell: Vec<S::Counts> = (0..cells).map(|_| S::Counts::default()).collect();
+    let mut restored_items = vec![0u64; cells];
+    let mut done_before: Vec<HashSet<u64>> = (0..cells).map(|_| HashSet::new()).collect();
+    if let Some(j) = journal.as_deref() {
+        j.replay(|global, counts| {
+            let cell = (0..cells).find(|&c| plan.cell_range(c).contains(&global));
+            let Some(cell) = cell.filter(|_| global % shard.count == shard.index) else {
+                return Err(crate::error::refuse(format!(
+                    "checkpoint: chunk {global} is not a chunk of this run's shard; the checkpoint was edited"
+                )));
+            };
+            let len = plan.chunk(cell, global).len;
+            if let Err(problem) = study.check_counts(cell, len, &counts) {
+                return Err(crate::error::refuse(format!(
+                    "checkpoint: chunk {global}: {problem}; the checkpoint was edited"
+                )));
+            }
+            S::merge(&mut merged_by_cell[cell], counts);
+            restored_items[cell] += len;
+            done_before[cell].insert(global);
+            Ok(())
+        })?;
     }
     let journal = journal.map(Mutex::new);
-    let mut results = Vec::with_capacity(plan.cells());
+    let mut results = Vec::with_capacity(cells);
     let mut chunks_done = 0;
     let chunks_total = shard.chunks_of(plan);
-    for (cell, mut restored_here) in restored_by_cell.into_iter().enumerate() {
-        restored_here.sort_by_key(|(g, _)| *g);
-        let done_before: std::collections::HashSet<u64> =
-            restored_here.iter().map(|(g, _)| *g).collect();
-        let mut merged = S::Counts::default();
-        let mut restored_items = 0;
-        for (global, counts) in restored_here {
-            S::merge(&mut merged, counts);
-            restored_items += plan.chunk(cell, global).len;
-            chunks_done += 1;
-        }
+    for (cell, (merged, done_before)) in merged_by_cell.into_iter().zip(done_before).enumerate() {
+        chunks_done += done_before.len();
+        let restored_items = restored_items[cell];
         let all_items: u64 = shard
             .within(plan.cell_range(cell))
             .map(|g| plan.chunk(cell, g).len)
             .sum();
         let items = all_items - restored_items;
-        let progress = Progress::start(&study.cell_label(cell), all_items, opts.progress);
-        progress.add(restored_items);
+        let progress = Progress::start(
+            &study.cell_label(cell),
+            all_items,
+            restored_items,
+            opts.progress,
+        );
         let started = Instant::now();
         let merged = Mutex::new(merged);
         let done_here = std::sync::atomic::AtomicUsize::new(0);

@@ -28,8 +28,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Starts showing progress of `total` items labelled `label`.
-    pub fn start(label: &str, total: u64, mode: Mode) -> Self {
+    /// Starts showing progress of `total` items labelled `label`, of which
+    /// `already` were done before (restored from a checkpoint): they count
+    /// towards the position but not the speed, so the ETA of a resumed run
+    /// is not fooled by work it did not do.
+    pub fn start(label: &str, total: u64, already: u64, mode: Mode) -> Self {
         let done = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let mut progress = Progress {
@@ -42,7 +45,9 @@ impl Progress {
             return progress;
         };
         if std::io::stderr().is_terminal() {
-            let bar = ProgressBar::new(total);
+            // indicatif's estimator would take a restored position for
+            // speed; the bar covers only the work left, and says so.
+            let bar = ProgressBar::new(total.saturating_sub(already));
             bar.set_style(
                 ProgressStyle::with_template(
                     "{prefix} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}",
@@ -50,7 +55,13 @@ impl Progress {
                 .expect("valid template")
                 .progress_chars("=> "),
             );
-            bar.set_prefix(label.to_string());
+            bar.set_prefix(match already {
+                0 => label.to_string(),
+                _ => format!(
+                    "{label} (resumed, {:.1}% done before)",
+                    100.0 * already as f64 / total.max(1) as f64
+                ),
+            });
             progress.bar = Some(bar);
         } else {
             let label = label.to_string();
@@ -65,8 +76,9 @@ impl Progress {
                         continue;
                     }
                     next += every;
-                    let n = done.load(Ordering::Relaxed);
-                    let rate = n as f64 / t.as_secs_f64();
+                    let new = done.load(Ordering::Relaxed);
+                    let n = already + new;
+                    let rate = new as f64 / t.as_secs_f64();
                     let eta = if rate > 0.0 {
                         crate::export::duration_text(total.saturating_sub(n) as f64 / rate)
                     } else {

@@ -20,3 +20,4 @@ pub mod roots;
 pub mod score;
 pub mod solver;
 pub mod strategy;
+pub mod variant;

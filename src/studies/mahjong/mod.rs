@@ -139,6 +139,7 @@ impl Check {
         let hashing = Progress::start(
             &format!("hashing uniqueness curves, S={}", self.s),
             u64::from(sets),
+            0,
             ctx.progress,
         );
         let this = &*self;

@@ -1,0 +1,481 @@
+//! Rule variants of Tanhinmin as a value the one variant solver takes:
+//!
+//! - **8-cut** (8切り): playing a card of the cut rank clears the field, the
+//!   order turns back to normal, and the same player moves again;
+//! - **11-back** (Jバック): playing a card of the back rank reverses the
+//!   order for the rest of the trick, so a card may be played only if it is
+//!   strictly weaker than the field card; playing the back rank again while
+//!   reversed turns the order back. A pass clears the field and restores
+//!   the normal order;
+//! - both at once.
+//!
+//! Playing one's last card wins, whatever it is. With neither rule the
+//! variant is the plain game, and a test holds the two solvers equal there.
+//!
+//! What carries over from the plain solver ([`super::solver`]), and why:
+//! - **Canonical keys.** Nobody ever plays on their own card: after a play
+//!   the opponent moves, and a cut or a pass clears the field. So adjacent
+//!   ranks held by one player only are still interchangeable, *except* a
+//!   rule's special rank, whose cards do something the others do not. The
+//!   key ([`variant_key`]) writes the plain game's groups, with each
+//!   special rank forced into a group of its own and named by its first
+//!   card's place, plus the order bit.
+//! - **The field as blocked cards, and the memo's field monotonicity.** In
+//!   either order a more restrictive field only takes moves away and leaves
+//!   the others leading to the same positions (the position after a move
+//!   depends on the card played, not on the field it was played on). In
+//!   normal order the blocked cards are the mover's weakest; reversed, the
+//!   strongest. The key's low bits count them, and the order bit sits above
+//!   them, so the shared memo's "lost under a lower block is lost under a
+//!   higher one" holds within one order and never mixes the two.
+//! - **An empty field is not a field that blocks nothing.** In the plain
+//!   game the two share a key: the pass that a field card allows never
+//!   changes the winner there. Under 11-back it can: X = {1, 6} and
+//!   Y = {1, 6} with back = 6, X to lead, loses, but X facing a 7 passes and
+//!   wins (Y must then lead). The key has a field-card bit above the
+//!   blocked count, so the memo never answers one from the other. (Found by
+//!   the twin test below, as a wrong verdict on [1, 6] against [1, 2, 6, 7].)
+//! - **The shared lock-free memo**, kept across deals: yes (its own table;
+//!   the plain solver's keys mean something else).
+//! - **The card-upgrade refutation bound and the move-class pruning of the
+//!   plain solver: not used.** Their copy-strategy argument ("a stronger
+//!   card can be played wherever the weaker one was") fails here: reversed,
+//!   a stronger card is playable in fewer places, and upgrading the cut or
+//!   back card to a plain one loses its effect. `tests/variants.rs` shows
+//!   the smallest 11-back position where upgrading a card makes its holder
+//!   lose.
+//! - **Move order:** the cut card first when the mover holds one (it keeps
+//!   the move), then weakest first. Order changes time, never a verdict.
+
+use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
+use super::moves::{Move, hand_after, legal_moves};
+use super::position::Position;
+use crate::games::cards::Hand;
+use std::sync::Arc;
+
+/// The rules of a variant: strengths (1 = weakest) of the special ranks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Rules {
+    /// Strength of the cut rank (8-cut), if the rule is on.
+    pub cut: Option<u32>,
+    /// Strength of the back rank (11-back), if the rule is on.
+    pub back: Option<u32>,
+}
+
+impl Rules {
+    /// The plain game.
+    pub const PLAIN: Rules = Rules {
+        cut: None,
+        back: None,
+    };
+
+    /// A short name for tables and pictures: "plain", "8-cut", "11-back",
+    /// "8-cut + 11-back" (the names of the card games, whatever the
+    /// strengths).
+    pub fn name(&self) -> &'static str {
+        match (self.cut, self.back) {
+            (None, None) => "plain",
+            (Some(_), None) => "8-cut",
+            (None, Some(_)) => "11-back",
+            (Some(_), Some(_)) => "8-cut + 11-back",
+        }
+    }
+
+    fn index(strength: Option<u32>) -> usize {
+        strength.map_or(NO_RANK, |s| s as usize - 1)
+    }
+}
+
+/// A rank index no position has.
+const NO_RANK: usize = usize::MAX;
+
+/// Most cards a variant key holds: a leading bit, two bits a card, 6 bits
+/// each for the two special ranks' places, one for the order, one for a
+/// field card, 6 for the blocked cards: 1 + 2 * 53 + 20 = 127.
+pub const VARIANT_MAX_CARDS: u32 = 53;
+
+/// Bits under the hands in a variant key: cut place, back place, order
+/// bit, field-card bit, blocked cards.
+const TAIL_BITS: u32 = 6 + 6 + 1 + 1 + 6;
+const _: () = assert!(1 + 2 * VARIANT_MAX_CARDS + TAIL_BITS <= 128);
+
+/// The canonical key of a variant position: the plain game's groups (see
+/// [`super::position::canonical_key`]) with each special rank in a group
+/// of its own, then the place (card index, 63 if nobody holds it) of the
+/// cut and back groups, the order bit, whether a card is on the field, and
+/// the number of the mover's cards the field blocks. `mover`, `other` need not be compressed: empty ranks
+/// write nothing. At most [`VARIANT_MAX_CARDS`] cards.
+pub fn variant_key(
+    mover: &[u8],
+    other: &[u8],
+    field: usize,
+    reversed: bool,
+    cut: usize,
+    back: usize,
+) -> u128 {
+    const OTHER_BITS: u128 = 0x5555_5555_5555_5555_5555_5555_5555_5555;
+    let mut key: u128 = 1;
+    let mut prev_kind = 0u32;
+    let (mut cards, mut cut_at, mut back_at) = (0u32, 63u128, 63u128);
+    for (i, (&a, &b)) in mover.iter().zip(other).enumerate() {
+        let (a, b) = (u32::from(a), u32::from(b));
+        if a + b == 0 {
+            continue;
+        }
+        let special = i == cut || i == back;
+        if i == cut {
+            cut_at = u128::from(cards);
+        } else if i == back {
+            back_at = u128::from(cards);
+        }
+        let kind = (a > 0) as u32 | (((b > 0) as u32) << 1);
+        let width = 2 * (a + b);
+        let starts_group = special || kind == 3 || kind != prev_kind;
+        let bits =
+            (OTHER_BITS & ((1u128 << (2 * b)) - 1)) | (u128::from(starts_group) << (width - 1));
+        key = (key << width) | bits;
+        // Kind 0 never matches a held rank, so the next rank starts a group.
+        prev_kind = if special { 0 } else { kind };
+        cards += a + b;
+    }
+    debug_assert!(cards <= VARIANT_MAX_CARDS);
+    let blocked: u32 = match (field, reversed) {
+        (0, _) => 0,
+        (f, false) => mover[..f].iter().map(|&c| u32::from(c)).sum(),
+        (f, true) => mover[f - 1..].iter().map(|&c| u32::from(c)).sum(),
+    };
+    let tail = [
+        (6, cut_at),
+        (6, back_at),
+        (1, u128::from(reversed)),
+        (1, u128::from(field > 0)),
+    ];
+    let key = tail.iter().fold(key, |k, &(width, bits)| k << width | bits);
+    (key << 6) | u128::from(blocked)
+}
+
+/// Memoised minimax of a variant on count arrays, over a memo shared by
+/// all threads (keys of up to 63 bits) and a private one for longer keys.
+pub struct VariantSolver {
+    rules: Rules,
+    cut: usize,
+    back: usize,
+    shared: Option<Arc<SharedMemo>>,
+    private: PrivateMemo,
+    /// Positions expanded (memo misses), for run details.
+    pub positions: u64,
+}
+
+impl VariantSolver {
+    /// A solver with only a private memo of `memo_bytes`.
+    pub fn new(rules: Rules, memo_bytes: usize) -> Self {
+        VariantSolver {
+            rules,
+            cut: Rules::index(rules.cut),
+            back: Rules::index(rules.back),
+            shared: None,
+            private: PrivateMemo::with_bytes(memo_bytes),
+            positions: 0,
+        }
+    }
+
+    /// A solver over `shared` (which must hold keys of these rules only),
+    /// with a private memo of `local_bytes` for keys too long for it.
+    pub fn with_shared(rules: Rules, shared: Arc<SharedMemo>, local_bytes: usize) -> Self {
+        VariantSolver {
+            shared: Some(shared),
+            ..Self::new(rules, local_bytes)
+        }
+    }
+
+    /// The rules this solver plays.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Does the player to move in `p` win, the order being normal (both
+    /// hands non-empty, at most [`VARIANT_MAX_CARDS`] cards)?
+    pub fn mover_wins(&mut self, p: &Position) -> bool {
+        self.mover_wins_in(p, false)
+    }
+
+    /// As [`Self::mover_wins`], with the order reversed if `reversed` (then
+    /// the field must hold a card).
+    pub fn mover_wins_in(&mut self, p: &Position, reversed: bool) -> bool {
+        assert!(
+            !reversed || p.field > 0,
+            "a reversed order needs a field card"
+        );
+        let (mut mover, mut other) = (p.mover, p.other);
+        let nm = mover[..p.ranks].iter().map(|&c| u32::from(c)).sum();
+        let no = other[..p.ranks].iter().map(|&c| u32::from(c)).sum();
+        assert!(
+            nm + no <= VARIANT_MAX_CARDS,
+            "validation refuses larger deals"
+        );
+        self.search(&mut mover, &mut other, nm, no, p.ranks, p.field, reversed)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        mover: &mut Hand,
+        other: &mut Hand,
+        nm: u32,
+        no: u32,
+        ranks: usize,
+        field: usize,
+        reversed: bool,
+    ) -> bool {
+        let key = variant_key(
+            &mover[..ranks],
+            &other[..ranks],
+            field,
+            reversed,
+            self.cut,
+            self.back,
+        );
+        if let Some(v) = self.recall(key) {
+            return v;
+        }
+        self.positions += 1;
+        // Normal order: ranks above the field card; reversed: below it.
+        let playable = match (field, reversed) {
+            (0, _) => 0..ranks,
+            (f, false) => f..ranks,
+            (f, true) => 0..f - 1,
+        };
+        let mut wins = false;
+        if nm == 1 {
+            wins = playable.clone().any(|i| mover[i] > 0);
+        } else {
+            let cut = self.cut;
+            let cut_first = (playable.contains(&cut) && mover[cut] > 0)
+                .then_some(cut)
+                .into_iter();
+            let rest = playable.filter(move |&i| i != cut);
+            for i in cut_first.chain(rest) {
+                if mover[i] == 0 {
+                    continue;
+                }
+                mover[i] -= 1;
+                let w = if i == cut {
+                    // The field clears, the order is normal, and the same
+                    // player moves again.
+                    self.search(mover, other, nm - 1, no, ranks, 0, false)
+                } else {
+                    let order = reversed ^ (i == self.back);
+                    !self.search(other, mover, no, nm - 1, ranks, i + 1, order)
+                };
+                mover[i] += 1;
+                if w {
+                    wins = true;
+                    break;
+                }
+            }
+        }
+        if !wins && field > 0 {
+            wins = !self.search(other, mover, no, nm, ranks, 0, false);
+        }
+        self.remember(key, wins);
+        wins
+    }
+
+    /// The shared table for keys it holds, else the private one.
+    fn table(&self, key: u128) -> Option<&SharedMemo> {
+        self.shared
+            .as_deref()
+            .filter(|_| key <= u128::from(MAX_KEY))
+    }
+
+    fn recall(&self, key: u128) -> Option<bool> {
+        match self.table(key) {
+            Some(m) => m.get(key),
+            None => self.private.get(key),
+        }
+    }
+
+    fn remember(&self, key: u128, wins: bool) {
+        match self.table(key) {
+            Some(m) => m.insert(key, wins),
+            None => self.private.insert(key, wins),
+        };
+    }
+}
+
+/// The legal moves of a variant on a sorted hand: plays strictly above the
+/// field card (normal) or strictly below it (reversed), one per distinct
+/// strength, weakest first, then the pass when the field holds a card.
+pub fn variant_moves(hand: &[u32], field: u32, reversed: bool) -> Vec<Move> {
+    if !reversed || field == 0 {
+        return legal_moves(hand, field);
+    }
+    let mut moves: Vec<Move> = Vec::with_capacity(hand.len() + 1);
+    for &c in hand {
+        if c < field && moves.last() != Some(&Move::play_strength(c)) {
+            moves.push(Move::play_strength(c));
+        }
+    }
+    moves.push(Move::Pass);
+    moves
+}
+
+/// The plain twin on sorted lists of strengths, without memo: does the
+/// player holding `x` to move, against `y`, on field `field` (0 = empty)
+/// in the given order, win under `rules`?
+pub fn plain_variant_wins(x: &[u32], y: &[u32], field: u32, reversed: bool, rules: Rules) -> bool {
+    variant_moves(x, field, reversed)
+        .into_iter()
+        .any(|m| match m {
+            Move::Play(_) if x.len() == 1 => true,
+            Move::Play(i) if Some(i as u32 + 1) == rules.cut => {
+                plain_variant_wins(&hand_after(x, m), y, 0, false, rules)
+            }
+            Move::Play(i) => {
+                let order = reversed ^ (Some(i as u32 + 1) == rules.back);
+                !plain_variant_wins(y, &hand_after(x, m), i as u32 + 1, order, rules)
+            }
+            Move::Pass => !plain_variant_wins(y, x, 0, false, rules),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tanhinmin::reference::plain_mover_wins;
+
+    #[test]
+    fn back_reverses_the_trick_and_a_pass_restores_it() {
+        assert_eq!(
+            variant_moves(&[1, 2, 2, 5, 7], 5, true),
+            vec![Move::Play(0), Move::Play(1), Move::Pass]
+        );
+        assert_eq!(
+            variant_moves(&[1, 7], 5, false),
+            vec![Move::Play(6), Move::Pass]
+        );
+        // X = {2, 9}, Y = {5}, back = 9. Plain: X leads 9, Y cannot beat
+        // it and passes, and X's 2 is the last card: X wins. With 11-back
+        // the 9 reverses the order, Y's 5 is now playable and is Y's last
+        // card; leading 2 loses to the 5 as well: X loses.
+        let rules = Rules {
+            cut: None,
+            back: Some(9),
+        };
+        assert!(plain_mover_wins(&[2, 9], &[5], 0));
+        assert!(!plain_variant_wins(&[2, 9], &[5], 0, false, rules));
+        assert!(
+            !VariantSolver::new(rules, 1 << 16).mover_wins(&Position::from_cards(&[2, 9], &[5], 0))
+        );
+    }
+
+    /// Sorted hands of strengths 1..=7 with duplicates, a field, an order
+    /// (reversed only on a field card) and rules with distinct special ranks.
+    fn case() -> impl proptest::strategy::Strategy<Value = (Vec<u32>, Vec<u32>, u32, bool, Rules)> {
+        use proptest::prelude::*;
+        (
+            proptest::collection::vec(1u32..8, 1..6),
+            proptest::collection::vec(1u32..8, 1..6),
+            0u32..8,
+            any::<bool>(),
+            proptest::option::of(1u32..8),
+            proptest::option::of(1u32..8),
+        )
+            .prop_map(|(mut x, mut y, r, rev, cut, back)| {
+                x.sort();
+                y.sort();
+                let back = back.filter(|&b| Some(b) != cut);
+                (x, y, r, rev && r > 0, Rules { cut, back })
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn memo_solver_equals_plain_recursion((x, y, r, rev, rules) in case()) {
+            let p = Position::from_cards(&x, &y, r);
+            let mut p7 = p.clone();
+            p7.ranks = 7;
+            p7.field = r as usize;
+            let want = plain_variant_wins(&x, &y, r, rev, rules);
+            let mut private = VariantSolver::new(rules, 1 << 16);
+            proptest::prop_assert_eq!(private.mover_wins_in(&p7, rev), want);
+            // A shared table of four buckets: most entries are evicted.
+            let tiny = Arc::new(SharedMemo::with_bytes(256));
+            let mut shared = VariantSolver::with_shared(rules, tiny, 1 << 12);
+            proptest::prop_assert_eq!(shared.mover_wins_in(&p7, rev), want);
+        }
+
+        #[test]
+        fn without_rules_it_is_the_plain_game(
+            mut x in proptest::collection::vec(1u32..8, 1..6),
+            mut y in proptest::collection::vec(1u32..8, 1..6),
+            r in 0u32..8,
+        ) {
+            x.sort();
+            y.sort();
+            let want = plain_mover_wins(&x, &y, r);
+            proptest::prop_assert_eq!(plain_variant_wins(&x, &y, r, false, Rules::PLAIN), want);
+            let mut p = Position::from_cards(&x, &y, r);
+            p.ranks = 7;
+            p.field = r as usize;
+            proptest::prop_assert_eq!(VariantSolver::new(Rules::PLAIN, 1 << 16).mover_wins(&p), want);
+        }
+
+        #[test]
+        fn a_special_rank_nobody_holds_changes_nothing(
+            mut x in proptest::collection::vec(1u32..7, 1..6),
+            mut y in proptest::collection::vec(1u32..7, 1..6),
+            r in 0u32..7,
+        ) {
+            x.sort();
+            y.sort();
+            let rules = Rules { cut: Some(7), back: Some(8) };
+            proptest::prop_assert_eq!(plain_variant_wins(&x, &y, r, false, rules), plain_mover_wins(&x, &y, r));
+        }
+    }
+
+    #[test]
+    fn the_cut_can_change_the_winner() {
+        // X = {1, 8}, Y = {9}: in the plain game X must lead 1 or 8; Y beats
+        // either and wins. With 8 as the cut, X plays 8, clears the field and
+        // then plays 1 to win.
+        let rules = Rules {
+            cut: Some(8),
+            back: None,
+        };
+        assert!(!plain_mover_wins(&[1, 8], &[9], 0));
+        assert!(plain_variant_wins(&[1, 8], &[9], 0, false, rules));
+    }
+
+    #[test]
+    fn under_back_an_empty_field_is_not_a_field_that_blocks_nothing() {
+        let rules = Rules {
+            cut: None,
+            back: Some(6),
+        };
+        assert!(!plain_variant_wins(&[1, 6], &[1, 6], 0, false, rules));
+        assert!(plain_variant_wins(&[1, 6], &[1, 6], 7, false, rules));
+        let (m, o) = ([1u8, 0, 0, 0, 0, 1, 0], [1u8, 0, 0, 0, 0, 1, 0]);
+        assert_ne!(
+            variant_key(&m, &o, 0, false, NO_RANK, 5),
+            variant_key(&m, &o, 7, false, NO_RANK, 5) & !63
+        );
+    }
+
+    #[test]
+    fn keys_keep_special_ranks_apart_from_their_run() {
+        let rules_cut = Rules::index(Some(2));
+        // Mover holds ranks 1, 2, 3 (2 is the cut), the opponent rank 4.
+        let m = [1u8, 1, 1, 0];
+        let o = [0u8, 0, 0, 1];
+        let with_cut = variant_key(&m, &o, 0, false, rules_cut, NO_RANK);
+        let plain = variant_key(&m, &o, 0, false, NO_RANK, NO_RANK);
+        assert_ne!(with_cut, plain);
+        // Without special ranks, a run of one owner's ranks is one group:
+        // {1, 2, 3} and {1, 1, 2} are the same game and the same key.
+        let m2 = [2u8, 1, 0, 0];
+        assert_eq!(plain, variant_key(&m2, &o, 0, false, NO_RANK, NO_RANK));
+    }
+}
