@@ -122,11 +122,21 @@ fn configs_that_would_overflow_or_mislead_are_refused() {
             "[cut] rank",
         ),
         (
-            // 20 ranks would overflow the variant's 128-bit memo key and
-            // alias positions: a silent wrong answer, so it is refused.
-            "cut-key-overflow",
-            format!("{HEAD}study = \"cut\"\nmode = \"sample\"\ndeals = 3\n[deck]\nranks = 20\ncopies = 4\n[hands]\nsizes = [[12, 12]]\n[cut]\nrank = 6\n"),
-            "[deck] ranks",
+            // 27 + 27 cards would overflow the variant's 128-bit memo key
+            // and alias positions: a silent wrong answer, so it is refused.
+            "variant-key-overflow",
+            format!("{HEAD}study = \"cut\"\nmode = \"sample\"\ndeals = 3\n[deck]\nranks = 14\ncopies = 4\n[hands]\nsizes = [[27, 27]]\n[cut]\nrank = 6\n"),
+            "[hands] sizes",
+        ),
+        ("rules-missing", format!("{HEAD}study = \"variant\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n"), "[rules]"),
+        ("rules-empty", format!("{HEAD}study = \"variant\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[rules]\n"), "[rules]"),
+        ("rules-same-rank", format!("{HEAD}study = \"variant\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[rules]\ncut = 6\nback = 6\n"), "[rules] back"),
+        ("rules-back-beyond", format!("{HEAD}study = \"variant\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[rules]\nback = 14\n"), "[rules] back"),
+        ("rules-unknown-key", format!("{HEAD}study = \"variant\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[rules]\nrevolution = 4\n"), "rules"),
+        (
+            "foreign-rules",
+            format!("{HEAD}mode = \"exhaustive\"\n[hands]\nsizes = [[2, 2]]\n[rules]\nback = 9\n"),
+            "[rules]",
         ),
     ];
     for (name, body, key) in cases {

@@ -1,12 +1,13 @@
 //! The studies beyond the headline theorem: the proof's strategy, the
-//! card-count minimax with conjecture C1, and the 8-cut variant.
+//! card-count minimax with conjecture C1, and the rule variants (8-cut,
+//! 11-back, both).
 
 mod common;
 
 use common::{run, run_args, scratch, stderr};
 use runner::games::cards::{DealSpace, Deck, PerRankDealSpace};
-use runner::games::tanhinmin::cut::{CutSolver, plain_cut_wins};
 use runner::games::tanhinmin::position::Position;
+use runner::games::tanhinmin::variant::{Rules, VariantSolver, plain_variant_wins};
 
 fn config(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
     let cfg = dir.join(format!("{name}.toml"));
@@ -36,7 +37,11 @@ fn cut_patterns_keep_the_cut_rank_and_match_per_rank_deals() {
         copies: vec![2, 1, 2, 2, 1, 2, 2],
     };
     for (field, cut) in [(0u32, 4u32), (2, 4), (0, 1), (5, 7)] {
-        let mut solver = CutSolver::new(cut, 1 << 20);
+        let rules = Rules {
+            cut: Some(cut),
+            back: None,
+        };
+        let mut solver = VariantSolver::new(rules, 1 << 20);
         let boundaries = [field as usize, cut as usize - 1, cut as usize];
         let patterns = DealSpace::with_boundaries(&deck, 3, 3, &boundaries).unwrap();
         let (mut deals, mut wins) = (0u128, 0u128);
@@ -56,7 +61,13 @@ fn cut_patterns_keep_the_cut_rank_and_match_per_rank_deals() {
         let (mut deals2, mut wins2) = (0u128, 0u128);
         per_rank.for_each_in_range(0, per_rank.len(), |d| {
             deals2 += d.weight;
-            if plain_cut_wins(&cards(&d.first[..7]), &cards(&d.second[..7]), field, cut) {
+            if plain_variant_wins(
+                &cards(&d.first[..7]),
+                &cards(&d.second[..7]),
+                field,
+                false,
+                rules,
+            ) {
                 wins2 += d.weight;
             }
         });
@@ -216,4 +227,139 @@ fn card_count_by_roots_and_thresholds_equals_patterns_and_full_minimax() {
             }
         }
     }
+}
+
+/// Every sorted hand of strengths 1..=max with at most two of each and at
+/// most `n` cards.
+fn hands(max: u32, n: usize) -> Vec<Vec<u32>> {
+    let mut out = vec![vec![]];
+    for s in 1..=max {
+        let mut next = Vec::new();
+        for h in &out {
+            for k in 0..=2 {
+                if h.len() + k <= n {
+                    let mut h2 = h.clone();
+                    h2.extend(std::iter::repeat_n(s, k));
+                    next.push(h2);
+                }
+            }
+        }
+        out = next;
+    }
+    out.into_iter().filter(|h| !h.is_empty()).collect()
+}
+
+/// The smallest position (fewest cards) where upgrading one of the mover's
+/// cards by one strength turns a win into a loss, on hands of strengths
+/// 1..=6, two copies each, at most three cards a hand.
+fn smallest_upgrade_that_hurts(rules: Rules) -> Option<(Vec<u32>, Vec<u32>, u32)> {
+    let all = hands(6, 3);
+    let mut best: Option<(Vec<u32>, Vec<u32>, u32)> = None;
+    for x in &all {
+        for y in &all {
+            if best
+                .as_ref()
+                .is_some_and(|(bx, by, _)| bx.len() + by.len() <= x.len() + y.len())
+            {
+                continue;
+            }
+            for r in 0..=6u32 {
+                if !plain_variant_wins(x, y, r, false, rules) {
+                    continue;
+                }
+                let hurt = (0..x.len()).any(|i| {
+                    let mut up = x.clone();
+                    up[i] += 1;
+                    up.sort();
+                    up[up.len() - 1] <= 6
+                        && up.iter().filter(|&&c| c == x[i] + 1).count() <= 2
+                        && !plain_variant_wins(&up, y, r, false, rules)
+                });
+                if hurt {
+                    best = Some((x.clone(), y.clone(), r));
+                    break;
+                }
+            }
+        }
+    }
+    best
+}
+
+/// The plain solver prunes with "a card upgraded never hurts its holder".
+/// The variant solver does not, because the copy argument fails: reversed,
+/// a stronger card is playable in fewer places, and an upgraded special
+/// card loses its rule. The search finds the smallest position where the
+/// pruning would have given a wrong answer under each rule, and shows the
+/// plain game has none in the same range (so the search can find one).
+#[test]
+fn the_upgrade_pruning_holds_in_the_plain_game_and_fails_in_the_variants() {
+    assert_eq!(smallest_upgrade_that_hurts(Rules::PLAIN), None);
+    for rules in [
+        Rules {
+            cut: Some(3),
+            back: None,
+        },
+        Rules {
+            cut: None,
+            back: Some(3),
+        },
+        Rules {
+            cut: Some(3),
+            back: Some(5),
+        },
+    ] {
+        let (x, y, r) = smallest_upgrade_that_hurts(rules)
+            .unwrap_or_else(|| panic!("{rules:?}: no upgrade hurts"));
+        eprintln!(
+            "{}: upgrading a card of X = {x:?} against Y = {y:?} on field {r} loses",
+            rules.name()
+        );
+        assert!(x.len() + y.len() <= 4, "{rules:?}: {x:?} {y:?}");
+    }
+}
+
+/// Study `variant` end to end: the tables add up, `mu.csv` splits the
+/// cell's deals by (μ0, μ1), and the exhaustive 8-cut run of study
+/// `variant` writes the very tables of study `cut`.
+#[test]
+fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
+    let dir = scratch("variant");
+    let body = "[hands]\nsizes = [[2, 2], [3, 3]]\n";
+    let cut = config(&dir, "cut", &format!("[cut]\nrank = 6\n{body}"));
+    let variant = config(&dir, "variant", &format!("[rules]\ncut = 6\n{body}"));
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for (cfg, out) in [(&cut, &a), (&variant, &b)] {
+        let o = run(&run_args(cfg, out, &[]));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    for f in ["stats.csv", "mu.csv", "formula_failures.csv"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let back = config(&dir, "variant", &format!("[rules]\nback = 9\n{body}"));
+    let c = dir.join("c");
+    let o = run(&run_args(&back, &c, &[]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stats = std::fs::read_to_string(c.join("stats.csv")).unwrap();
+    let mu = std::fs::read_to_string(c.join("mu.csv")).unwrap();
+    for row in stats.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let (deals, wins): (u128, u128) = (f[3].parse().unwrap(), f[4].parse().unwrap());
+        let (mut d2, mut w2) = (0u128, 0u128);
+        for m in mu
+            .lines()
+            .skip(1)
+            .filter(|m| m.starts_with(&format!("{},{},", f[0], f[1])))
+        {
+            let g: Vec<&str> = m.split(',').collect();
+            d2 += g[5].parse::<u128>().unwrap();
+            w2 += g[6].parse::<u128>().unwrap();
+        }
+        assert_eq!((deals, wins), (d2, w2), "{row}");
+    }
+    // The back rule changes winners at 2x2 already, and the summary says so.
+    assert!(!stats.lines().nth(1).unwrap().ends_with(",0"), "{stats}");
 }

@@ -37,6 +37,9 @@ pub struct Config {
     /// The cut rank of the 8-cut variant (study `cut`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut: Option<tables::CutConfig>,
+    /// The special ranks of a rule variant (study `variant`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<tables::RulesConfig>,
     /// Ranges of the mahjong study; defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mahjong: Option<tables::MahjongConfig>,
@@ -57,6 +60,10 @@ pub struct ResultInputs<'a> {
     hands: &'a Hands,
     impartial: &'a Option<tables::ImpartialConfig>,
     cut: &'a Option<tables::CutConfig>,
+    /// Absent from the hash when absent, so configs written before
+    /// `[rules]` existed keep their hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rules: &'a Option<tables::RulesConfig>,
     mahjong: &'a Option<tables::MahjongConfig>,
     /// Instances per chunk of each cell: they fix which random stream each
     /// sampled deal comes from.
@@ -128,6 +135,7 @@ impl Config {
             hands: &self.hands,
             impartial: &self.impartial,
             cut: &self.cut,
+            rules: &self.rules,
             mahjong: &self.mahjong,
             chunk_sizes,
         }

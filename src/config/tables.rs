@@ -60,6 +60,19 @@ pub struct CutConfig {
     pub rank: u32,
 }
 
+/// `[rules]`: the special ranks of study `variant`, as strengths (1 is the
+/// weakest rank; in a deck running 3 to 2, the 8 is 6 and the Jack 9).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RulesConfig {
+    /// 8-cut: a card of this rank clears the field and its player moves again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<u32>,
+    /// 11-back: a card of this rank reverses the order for the rest of the trick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back: Option<u32>,
+}
+
 /// `[mahjong]`: the ranges to check.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]

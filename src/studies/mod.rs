@@ -5,7 +5,6 @@
 //! [`crate::claims`], [`deal_study`], the games, config, engine and
 //! utilities), never another study and never this registry.
 
-pub mod cut;
 pub mod deal_study;
 pub mod impartial;
 pub mod mahjong;
@@ -13,6 +12,7 @@ pub mod rates;
 pub mod score;
 pub mod strategy;
 pub mod tanhinmin;
+pub mod variant;
 
 use crate::claims::{ClaimStudy, Suite};
 use crate::config::{Config, Mode, SolverConfig};
@@ -81,7 +81,8 @@ pub const REGISTRY: &[StudyEntry] = &[
     },
     entry::<strategy::StrategyStudy>("strategy", Config::validate_deck_and_hands),
     entry::<score::ScoreStudy>("score", deal_study::validate_small_deck),
-    entry::<cut::CutStudy>("cut", cut::validate),
+    entry::<variant::VariantStudy>("cut", variant::validate_cut),
+    entry::<variant::VariantStudy>("variant", variant::validate),
     suite::<impartial::Impartial>("impartial"),
     suite::<mahjong::Mahjong>("mahjong"),
 ];
@@ -134,13 +135,14 @@ fn refuse_unused(config: &Config, entry: &StudyEntry) -> Result<(), String> {
             entry.name
         ))
     };
-    // The tables that belong to one study are named after it.
-    for (table, present) in [
-        ("cut", config.cut.is_some()),
-        ("impartial", config.impartial.is_some()),
-        ("mahjong", config.mahjong.is_some()),
+    // The tables that belong to one study, and the study.
+    for (table, owner, present) in [
+        ("cut", "cut", config.cut.is_some()),
+        ("rules", "variant", config.rules.is_some()),
+        ("impartial", "impartial", config.impartial.is_some()),
+        ("mahjong", "mahjong", config.mahjong.is_some()),
     ] {
-        if present && table != entry.name {
+        if present && owner != entry.name {
             return unused(&format!("[{table}]"));
         }
     }

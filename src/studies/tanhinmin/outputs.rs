@@ -7,6 +7,7 @@ use crate::export::Table;
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
+use crate::studies::deal_study::mu::{MU_COLUMNS, push_mu_rows};
 
 /// Columns of Tanhinmin's `stats.csv` after the rate columns.
 pub const STATS_COLUMNS: &[&str] = &["agree", "disagree", "distinct_deals"];
@@ -37,15 +38,7 @@ pub fn deterministic_tables(
     cells: &[&CellCounts],
 ) -> Vec<(&'static str, Vec<u8>)> {
     let mut stats_table = Table::new(&rate_header_with(STATS_COLUMNS));
-    let mut mu_table = Table::new(&[
-        "n_first",
-        "n_second",
-        "field",
-        "mu0",
-        "mu1",
-        "deals",
-        "first_wins",
-    ]);
+    let mut mu_table = Table::new(MU_COLUMNS);
     let mut dis_table = Table::new(&[
         "n_first",
         "n_second",
@@ -61,17 +54,7 @@ pub fn deterministic_tables(
     for (cell, c) in cells.iter().enumerate() {
         let [a, b] = study.source.cells[cell];
         stats_table.row(stats_row(study, cell, c));
-        for (mu0, mu1, deals, wins) in c.mu.entries() {
-            mu_table.row([
-                a.to_string(),
-                b.to_string(),
-                study.source.field.to_string(),
-                mu0.to_string(),
-                mu1.to_string(),
-                deals.to_string(),
-                wins.to_string(),
-            ]);
-        }
+        push_mu_rows(&mut mu_table, [a, b], study.source.field, &c.mu);
         for d in &c.disagreements {
             dis_table.row([
                 a.to_string(),

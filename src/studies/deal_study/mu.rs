@@ -1,0 +1,106 @@
+//! The (μ0, μ1) table of a deal study: deals and first-player wins by the
+//! plain game's two μ values at the deal's start, and its `mu.csv` rows.
+//! The plain study counts its own winner here; a variant study counts the
+//! variant's, so a reader sees where in the table the formula stops
+//! predicting.
+
+use crate::export::Table;
+use serde::{Deserialize, Serialize};
+
+/// Side of the (μ0, μ1) table; μ never exceeds a hand size.
+pub const MU_SIDE: usize = 64;
+
+/// The (μ0, μ1) table: dense while counting, sparse when serialised.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "Vec<MuEntry>", try_from = "Vec<MuEntry>")]
+pub struct MuTable {
+    /// Weighted deals and first-player wins at `μ0 * MU_SIDE + μ1`.
+    pub deals: Vec<u128>,
+    /// Weighted first-player wins at the same slot.
+    pub wins: Vec<u128>,
+}
+
+/// One nonzero cell of a [`MuTable`]: (μ0, μ1, deals, first-player wins).
+pub type MuEntry = (u32, u32, u128, u128);
+
+impl From<MuTable> for Vec<MuEntry> {
+    fn from(t: MuTable) -> Self {
+        t.entries().collect()
+    }
+}
+
+/// Read back from a file: every μ must be a slot of the table, and no cell
+/// may have more wins than deals.
+impl TryFrom<Vec<MuEntry>> for MuTable {
+    type Error = String;
+    fn try_from(v: Vec<MuEntry>) -> Result<Self, String> {
+        let mut t = MuTable::default();
+        for (mu0, mu1, deals, wins) in v {
+            if mu0 as usize >= MU_SIDE || mu1 as usize >= MU_SIDE {
+                return Err(format!("μ ({mu0}, {mu1}) is out of range"));
+            }
+            if wins > deals {
+                return Err(format!("μ ({mu0}, {mu1}) has more wins than deals"));
+            }
+            t.add(mu0, mu1, deals, wins);
+        }
+        Ok(t)
+    }
+}
+
+impl MuTable {
+    /// Adds `deals` deals and `wins` first-player wins at (μ0, μ1).
+    #[inline]
+    pub fn add(&mut self, mu0: u32, mu1: u32, deals: u128, wins: u128) {
+        if self.deals.is_empty() {
+            self.deals = vec![0; MU_SIDE * MU_SIDE];
+            self.wins = vec![0; MU_SIDE * MU_SIDE];
+        }
+        let slot = mu0 as usize * MU_SIDE + mu1 as usize;
+        self.deals[slot] += deals;
+        self.wins[slot] += wins;
+    }
+
+    /// The nonzero cells.
+    pub fn entries(&self) -> impl Iterator<Item = MuEntry> + '_ {
+        self.deals
+            .iter()
+            .zip(&self.wins)
+            .enumerate()
+            .filter(|(_, (d, _))| **d > 0)
+            .map(|(slot, (&d, &w))| ((slot / MU_SIDE) as u32, (slot % MU_SIDE) as u32, d, w))
+    }
+
+    /// Adds another part's cells.
+    pub fn merge(&mut self, from: MuTable) {
+        for (mu0, mu1, d, w) in from.entries() {
+            self.add(mu0, mu1, d, w);
+        }
+    }
+}
+
+/// The columns of `mu.csv`.
+pub const MU_COLUMNS: &[&str] = &[
+    "n_first",
+    "n_second",
+    "field",
+    "mu0",
+    "mu1",
+    "deals",
+    "first_wins",
+];
+
+/// Appends one cell's nonzero (μ0, μ1) entries to a `mu.csv` table.
+pub fn push_mu_rows(table: &mut Table, [a, b]: [u32; 2], field: u32, mu: &MuTable) {
+    for (mu0, mu1, deals, wins) in mu.entries() {
+        table.row([
+            a.to_string(),
+            b.to_string(),
+            field.to_string(),
+            mu0.to_string(),
+            mu1.to_string(),
+            deals.to_string(),
+            wins.to_string(),
+        ]);
+    }
+}
