@@ -28,16 +28,29 @@ fi
 work=$(mktemp -d /tmp/runner-report.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# Headless chromium as root needs --no-sandbox; its own profile directory
-# keeps runs from sharing state.
+# Headless chromium as root needs --no-sandbox. Each call gets a profile
+# directory of its own: with a shared one, a call made while the previous
+# browser's helpers still hold the profile lock hands its URL to that dying
+# process and prints nothing (seen on a freshly installed CI machine).
 browse() {
+  local profile
+  profile=$(mktemp -d "$work/profile.XXXXXX")
   timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-    --user-data-dir="$work/profile" --enable-logging=stderr --v=0 "$@"
+    --user-data-dir="$profile" --enable-logging=stderr --v=0 "$@"
 }
 
-# Prints the console messages chromium logged while loading page $1.
+# Prints the console messages chromium logged while loading page $1, and
+# leaves the page's DOM in $work/dom.html. An empty DOM is a browser that
+# failed to start, not a page: that is retried once, and then reported with
+# chromium's own last words.
 console_of() {
-  browse --dump-dom "file://$1" 2>"$work/console.log" >"$work/dom.html"
+  local try
+  for try in 1 2; do
+    browse --dump-dom "file://$1" 2>"$work/console.log" >"$work/dom.html" || true
+    grep -q '<html' "$work/dom.html" && break
+    echo "report-test: chromium printed no DOM for $1 (try $try); its stderr ends:" >&2
+    tail -n 15 "$work/console.log" >&2
+  done
   grep -F ':CONSOLE' "$work/console.log" || true
 }
 
