@@ -249,10 +249,22 @@ fn hands(max: u32, n: usize) -> Vec<Vec<u32>> {
     out.into_iter().filter(|h| !h.is_empty()).collect()
 }
 
+/// Which of the mover's cards an upgrade may touch.
+#[derive(Clone, Copy, PartialEq)]
+enum Upgrade {
+    /// Any card, to the next strength.
+    Any,
+    /// A card of neither special rank, to the next strength that is not
+    /// special either (the upgrade the 8-cut solver relies on).
+    PlainToPlain,
+}
+
 /// The smallest position (fewest cards) where upgrading one of the mover's
-/// cards by one strength turns a win into a loss, on hands of strengths
-/// 1..=6, two copies each, at most three cards a hand.
-fn smallest_upgrade_that_hurts(rules: Rules) -> Option<(Vec<u32>, Vec<u32>, u32)> {
+/// cards turns a win into a loss, on hands of strengths 1..=6, two copies
+/// each, at most three cards a hand, any field and either order (reversed
+/// only on a field card, and only where a back rule can reverse it).
+fn smallest_upgrade_that_hurts(rules: Rules, kind: Upgrade) -> Option<(Vec<u32>, Vec<u32>, u32)> {
+    let special = |c: u32| Some(c) == rules.cut || Some(c) == rules.back;
     let all = hands(6, 3);
     let mut best: Option<(Vec<u32>, Vec<u32>, u32)> = None;
     for x in &all {
@@ -263,17 +275,24 @@ fn smallest_upgrade_that_hurts(rules: Rules) -> Option<(Vec<u32>, Vec<u32>, u32)
             {
                 continue;
             }
-            for r in 0..=6u32 {
-                if !plain_variant_wins(x, y, r, false, rules) {
+            for (r, reversed) in (0..=6u32).flat_map(|r| [(r, false), (r, true)]) {
+                if (reversed && (r == 0 || rules.back.is_none()))
+                    || !plain_variant_wins(x, y, r, reversed, rules)
+                {
                     continue;
                 }
                 let hurt = (0..x.len()).any(|i| {
+                    let to = match kind {
+                        Upgrade::Any => x[i] + 1,
+                        Upgrade::PlainToPlain if special(x[i]) => return false,
+                        Upgrade::PlainToPlain => (x[i] + 1..=6).find(|&c| !special(c)).unwrap_or(7),
+                    };
                     let mut up = x.clone();
-                    up[i] += 1;
+                    up[i] = to;
                     up.sort();
-                    up[up.len() - 1] <= 6
-                        && up.iter().filter(|&&c| c == x[i] + 1).count() <= 2
-                        && !plain_variant_wins(&up, y, r, false, rules)
+                    to <= 6
+                        && up.iter().filter(|&&c| c == to).count() <= 2
+                        && !plain_variant_wins(&up, y, r, reversed, rules)
                 });
                 if hurt {
                     best = Some((x.clone(), y.clone(), r));
@@ -285,30 +304,52 @@ fn smallest_upgrade_that_hurts(rules: Rules) -> Option<(Vec<u32>, Vec<u32>, u32)
     best
 }
 
-/// The plain solver prunes with "a card upgraded never hurts its holder".
-/// The variant solver does not, because the copy argument fails: reversed,
-/// a stronger card is playable in fewer places, and an upgraded special
-/// card loses its rule. The search finds the smallest position where the
-/// pruning would have given a wrong answer under each rule, and shows the
-/// plain game has none in the same range (so the search can find one).
+/// The plain solver prunes with "a card upgraded never hurts its holder"
+/// (its move classes and its refutation bound). The variant solver keeps
+/// that pruning under 8-cut for plain cards only, and switches it off
+/// under 11-back, because the copy argument survives only there: with the
+/// cut, a plain card upgraded to a stronger plain card is playable
+/// wherever the weaker one was and leaves the opponent fewer replies, but a
+/// cut card upgraded loses its rule; reversed, a stronger card is playable
+/// in fewer places. Checked here on the plain recursion of each variant:
+/// no plain-to-plain upgrade hurts under 8-cut (nor any upgrade in the
+/// plain game, so the search can come up empty), and the smallest positions
+/// where the switched-off upgrades would have given a wrong answer.
 #[test]
-fn the_upgrade_pruning_holds_in_the_plain_game_and_fails_in_the_variants() {
-    assert_eq!(smallest_upgrade_that_hurts(Rules::PLAIN), None);
-    for rules in [
-        Rules {
-            cut: Some(3),
-            back: None,
-        },
-        Rules {
-            cut: None,
-            back: Some(3),
-        },
-        Rules {
-            cut: Some(3),
-            back: Some(5),
-        },
+fn the_upgrade_pruning_holds_where_the_solver_uses_it_and_fails_where_it_is_off() {
+    assert_eq!(
+        smallest_upgrade_that_hurts(Rules::PLAIN, Upgrade::Any),
+        None
+    );
+    let cut = |c| Rules {
+        cut: Some(c),
+        back: None,
+    };
+    for c in 1..=6 {
+        assert_eq!(
+            smallest_upgrade_that_hurts(cut(c), Upgrade::PlainToPlain),
+            None,
+            "8-cut at {c}: a plain card upgraded never hurts"
+        );
+    }
+    for (rules, kind) in [
+        (cut(3), Upgrade::Any),
+        (
+            Rules {
+                cut: None,
+                back: Some(3),
+            },
+            Upgrade::PlainToPlain,
+        ),
+        (
+            Rules {
+                cut: Some(3),
+                back: Some(5),
+            },
+            Upgrade::PlainToPlain,
+        ),
     ] {
-        let (x, y, r) = smallest_upgrade_that_hurts(rules)
+        let (x, y, r) = smallest_upgrade_that_hurts(rules, kind)
             .unwrap_or_else(|| panic!("{rules:?}: no upgrade hurts"));
         eprintln!(
             "{}: upgrading a card of X = {x:?} against Y = {y:?} on field {r} loses",
@@ -316,6 +357,28 @@ fn the_upgrade_pruning_holds_in_the_plain_game_and_fails_in_the_variants() {
         );
         assert!(x.len() + y.len() <= 4, "{rules:?}: {x:?} {y:?}");
     }
+}
+
+/// The 8-cut solver's pruning is what a broken copy argument would break:
+/// the same solver with the pruning forced on under 11-back gives a wrong
+/// verdict somewhere in a small range, so the twin tests can catch it.
+#[test]
+fn the_pruning_forced_on_under_back_is_caught_by_the_plain_twin() {
+    let rules = Rules {
+        cut: None,
+        back: Some(3),
+    };
+    let all = hands(5, 3);
+    let wrong = all
+        .iter()
+        .flat_map(|x| all.iter().map(move |y| (x, y)))
+        .find(|(x, y)| {
+            let p = Position::from_cards(x, y, 0);
+            let mut forced = VariantSolver::new(rules, 1 << 16).with_upgrade_pruning_forced();
+            forced.mover_wins(&p) != plain_variant_wins(x, y, 0, false, rules)
+        });
+    let (x, y) = wrong.expect("forcing the pruning under 11-back gives a wrong verdict");
+    eprintln!("11-back, pruning forced on: wrong verdict for X = {x:?} against Y = {y:?}");
 }
 
 /// Study `variant` end to end: the tables add up, `mu.csv` splits the
