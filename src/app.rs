@@ -144,6 +144,7 @@ pub fn main() -> i32 {
         Some(Command::Report(args)) => report(&args),
         Some(Command::Plan(args)) => crate::plan::main(&args),
         Some(Command::Diff(args)) => crate::diff::main(&args),
+        Some(Command::Compare(args)) => crate::compare::main(&args),
         Some(Command::Completions(args)) => {
             clap_complete::generate(
                 args.shell,

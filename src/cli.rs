@@ -39,6 +39,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Check that results directory CANDIDATE is consistent with BASELINE: exact tables equal, sampled rates by a two-proportion test. Exit 0 consistent, 1 not.
     Diff(DiffArgs),
+    /// Draw the first-player rate against hand size of several runs in one picture (for example the plain game beside its variants), with a CSV of the points.
+    Compare(CompareArgs),
     /// Print a shell completion script on stdout (for example: runner completions bash > /etc/bash_completion.d/runner).
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout (for example: runner man > runner.1; man ./runner.1).
@@ -98,6 +100,26 @@ pub struct PlotArgs {
     /// Results directory holding stats.csv, rates.csv and/or mu.csv.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
+}
+
+/// Flags of `runner compare`.
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Series to draw, each NAME=DIR[,DIR...]: the legend's name and the results directories whose n x n cells on an empty field make its line (stats.csv or rates.csv).
+    #[arg(required = true, value_name = "NAME=DIRS")]
+    pub series: Vec<String>,
+    /// The picture to write (SVG); the CSV of its points goes beside it, with the extension .csv.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The picture's title.
+    #[arg(long, default_value = "First-player win rate by hand size")]
+    pub title: String,
+    /// Draw only hands of at least this many cards (1x1, always won by the first player, squeezes the scale).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub min_cards: u32,
+    /// Draw only hands of at most this many cards.
+    #[arg(long, value_name = "N", default_value_t = u32::MAX)]
+    pub max_cards: u32,
 }
 
 /// Flags of `runner report`.

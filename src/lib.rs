@@ -20,6 +20,7 @@
 pub mod app;
 pub mod claims;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod diff;
 pub mod driver;

@@ -21,7 +21,8 @@ fn layer(file: &str) -> u32 {
         "studies" => 7,
         "driver.rs" => 8,
         "cli.rs" | "exit.rs" => 10,
-        "app.rs" | "solve.rs" | "slurm.rs" | "plan.rs" | "diff.rs" | "main.rs" | "lib.rs" => 11,
+        "app.rs" | "solve.rs" | "slurm.rs" | "plan.rs" | "diff.rs" | "compare.rs" | "main.rs"
+        | "lib.rs" => 11,
         _ => panic!("{file}: no layer; add it to tests/architecture.rs and ARCHITECTURE.md"),
     }
 }

@@ -583,3 +583,74 @@ fn pictures_name_the_run_and_report_holds_every_table_and_picture() {
     let o = run(&["report", dir.join("nothing-here").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// `runner compare` draws several runs' rates against hand size in one
+/// picture and writes the points it drew; a series is a name and one or
+/// more results directories, and a bad series is one line and exit 2.
+#[test]
+fn compare_draws_several_runs_and_writes_the_points_drawn() {
+    let dir = scratch("compare");
+    let svg = dir.join("rates.svg");
+    let plain = format!("plain={}", repo("results/rates").display());
+    let cut = format!(
+        "8-cut={},{}",
+        repo("results/variant-cut").display(),
+        repo("results/variant-cut-13").display()
+    );
+    let o = run(&[
+        "compare",
+        "--min-cards",
+        "2",
+        "--max-cards",
+        "13",
+        "--out",
+        svg.to_str().unwrap(),
+        &plain,
+        &cut,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.contains("plain") && picture.contains("8-cut"));
+    let csv = std::fs::read_to_string(dir.join("rates.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    // plain: 2..=13 from the DP; 8-cut: 2..=8 exact and the sampled 13x13.
+    assert_eq!(rows.iter().filter(|r| r.starts_with("plain,")).count(), 12);
+    let cut_sizes: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.starts_with("8-cut,"))
+        .map(|r| r.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(cut_sizes, ["2", "3", "4", "5", "6", "7", "8", "13"]);
+    let stats = std::fs::read_to_string(repo("results/variant-cut-13/stats.csv")).unwrap();
+    let rate13 = stats.lines().nth(1).unwrap().split(',').nth(5).unwrap();
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("8-cut,13,13,") && r.contains(rate13))
+    );
+    for (bad, says) in [
+        (vec!["no-equals-sign".to_string()], "expected NAME=DIR"),
+        (
+            vec!["x=/nonexistent/dir".to_string()],
+            "no stats.csv or rates.csv",
+        ),
+        (
+            vec![format!(
+                "twice={},{}",
+                repo("results/variant-cut").display(),
+                repo("results/variant-cut").display()
+            )],
+            "appears twice",
+        ),
+    ] {
+        let mut args = vec![
+            "compare".to_string(),
+            "--out".into(),
+            svg.display().to_string(),
+        ];
+        args.extend(bad);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    }
+}

@@ -39,6 +39,8 @@ pub struct RatePoint {
     pub deals: String,
     /// The `exact_fraction` column as written; empty for sampled cells.
     pub exact: String,
+    /// The `field` column as written (the starting field card, 0 = empty).
+    pub field: String,
 }
 
 /// The header positions of `names` in a CSV table; `what` names the table.
@@ -108,9 +110,10 @@ pub fn read_rates(bytes: &[u8], what: &str) -> anyhow::Result<Vec<RatePoint>> {
         "ci95_high",
     ];
     Ok(
-        read_rows(bytes, &names, &["deals", "exact_fraction"], what)?
+        read_rows(bytes, &names, &["deals", "exact_fraction", "field"], what)?
             .into_iter()
             .map(|(v, mut t)| RatePoint {
+                field: t.pop().unwrap_or_default(),
                 n_first: v[0] as u32,
                 n_second: v[1] as u32,
                 rate: v[2].clamp(0.0, 1.0),
@@ -355,22 +358,58 @@ fn colour_scale(
 /// Rate against hand size for cells with equal hands, with the 95% interval
 /// as error bars (zero width for exact rates) and the even line at 0.5.
 pub fn rate_line_svg(points: &[RatePoint], labels: &Labels, note: &str) -> anyhow::Result<String> {
-    if points.is_empty() {
+    let title = format!("{}: first-player win rate by hand size", labels.run);
+    let series = [Series {
+        name: String::new(),
+        points: points.to_vec(),
+    }];
+    rate_lines_svg(&series, &title, labels, note)
+}
+
+/// One line of a comparison: a name for the legend and its cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The legend's name for it (empty: no legend).
+    pub name: String,
+    /// Its cells, drawn at `n_first`.
+    pub points: Vec<RatePoint>,
+}
+
+/// Colours of the series, in order: blue, orange, green, purple, then
+/// again (a colour-blind-safe start of the Okabe-Ito order, darkened).
+const SERIES_COLOURS: [RGBColor; 4] = [
+    BLUE,
+    RGBColor(213, 110, 0),
+    RGBColor(0, 140, 100),
+    RGBColor(150, 60, 150),
+];
+
+/// First-player rate against cards in each hand, one line per series with
+/// its 95% intervals; series sharing a hand size are drawn side by side so
+/// their intervals stay readable. A legend names the series when there are
+/// several.
+pub fn rate_lines_svg(
+    series: &[Series],
+    title: &str,
+    labels: &Labels,
+    note: &str,
+) -> anyhow::Result<String> {
+    let points = || series.iter().flat_map(|s| s.points.iter());
+    if points().next().is_none() {
         bail!("no rows to plot");
     }
-    let n_min = points.iter().map(|p| p.n_first).min().unwrap_or(1);
-    let n_max = points.iter().map(|p| p.n_first).max().unwrap_or(1);
+    let n_min = points().map(|p| p.n_first).min().unwrap_or(1);
+    let n_max = points().map(|p| p.n_first).max().unwrap_or(1);
     let (x_lo, x_hi) = (n_min as f64 - 0.7, n_max as f64 + 0.7);
-    let y_lo = points.iter().map(|p| p.low).fold(0.5, f64::min);
-    let y_hi = points.iter().map(|p| p.high).fold(0.5, f64::max);
+    let y_lo = points().map(|p| p.low).fold(0.5, f64::min);
+    let y_hi = points().map(|p| p.high).fold(0.5, f64::max);
     let pad = ((y_hi - y_lo) * 0.08).max(0.01);
     let (y_lo, y_hi) = ((y_lo - pad).max(0.0), (y_hi + pad).min(1.0));
     let xs: Vec<f64> = ticks(n_min, n_max, 14).into_iter().map(f64::from).collect();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, 480)).into_drawing_area();
-        let title = format!("{}: first-player win rate by hand size", labels.run);
-        let area = headed(root, &title, labels, note)?;
+        let area = headed(root, title, labels, note)?;
         let mut chart = ChartBuilder::on(&area)
             .margin(14)
             .x_label_area_size(44)
@@ -392,28 +431,53 @@ pub fn rate_line_svg(points: &[RatePoint], labels: &Labels, note: &str) -> anyho
                 LIGHT.stroke_width(1),
             ))
             .map_err(plot_error)?;
-        let mut sorted: Vec<&RatePoint> = points.iter().collect();
-        sorted.sort_by_key(|p| p.n_first);
-        chart
-            .draw_series(LineSeries::new(
-                sorted.iter().map(|p| (p.n_first as f64, p.rate)),
-                BLUE.stroke_width(1),
-            ))
-            .map_err(plot_error)?;
-        chart
-            .draw_series(
-                sorted.iter().map(|p| {
-                    ErrorBar::new_vertical(p.n_first as f64, p.low, p.rate, p.high, BLUE, 8)
-                }),
-            )
-            .map_err(plot_error)?;
-        chart
-            .draw_series(
-                sorted
-                    .iter()
-                    .map(|p| Circle::new((p.n_first as f64, p.rate), 3, BLUE.filled())),
-            )
-            .map_err(plot_error)?;
+        let spread = 0.12 * (series.len().saturating_sub(1)) as f64;
+        for (k, s) in series.iter().enumerate() {
+            let colour = SERIES_COLOURS[k % SERIES_COLOURS.len()];
+            let dx = if series.len() > 1 {
+                -spread / 2.0 + 0.12 * k as f64
+            } else {
+                0.0
+            };
+            let mut sorted: Vec<&RatePoint> = s.points.iter().collect();
+            sorted.sort_by_key(|p| p.n_first);
+            let at = |p: &RatePoint| p.n_first as f64 + dx;
+            let line = chart
+                .draw_series(LineSeries::new(
+                    sorted.iter().map(|p| (at(p), p.rate)),
+                    colour.stroke_width(1),
+                ))
+                .map_err(plot_error)?;
+            if !s.name.is_empty() {
+                line.label(s.name.clone()).legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
+            }
+            chart
+                .draw_series(
+                    sorted
+                        .iter()
+                        .map(|p| ErrorBar::new_vertical(at(p), p.low, p.rate, p.high, colour, 8)),
+                )
+                .map_err(plot_error)?;
+            chart
+                .draw_series(
+                    sorted
+                        .iter()
+                        .map(|p| Circle::new((at(p), p.rate), 3, colour.filled())),
+                )
+                .map_err(plot_error)?;
+        }
+        if series.iter().any(|s| !s.name.is_empty()) {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(LIGHT)
+                .label_font(text_style(13, HPos::Left, VPos::Center))
+                .draw()
+                .map_err(plot_error)?;
+        }
         area.present().map_err(plot_error)?;
     }
     Ok(svg)

@@ -59,6 +59,148 @@ impl Move {
 
 const _: () = assert!(crate::games::cards::MAX_RANKS < Move::PASS_BYTE as usize);
 
+/// What a search proved: whether its mover wins, and the move it won by
+/// ([`Move::to_byte`]), or [`Outcome::NO_MOVE`] when the verdict came from
+/// the memo or a shortcut. A caller refuting several cards reuses a
+/// winning reply it learns ([`RefutationBound`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Does the player to move win?
+    pub win: bool,
+    /// The winning move's byte, or [`Outcome::NO_MOVE`].
+    pub by: u8,
+}
+
+impl Outcome {
+    /// No move known. The bytes of real moves are [`Move::to_byte`]'s, all
+    /// below this one.
+    pub const NO_MOVE: u8 = u8::MAX - 1;
+
+    /// A verdict whose winning move, if any, is not known.
+    pub fn decided(win: bool) -> Outcome {
+        Outcome {
+            win,
+            by: Self::NO_MOVE,
+        }
+    }
+
+    /// A win by the move with byte `m`.
+    pub fn won_by(m: u8) -> Outcome {
+        Outcome { win: true, by: m }
+    }
+}
+
+const _: () = assert!(Move::PASS_BYTE < Outcome::NO_MOVE);
+
+/// The refutation bound, wherever "a card upgraded never hurts its holder"
+/// holds (the plain game, its card-count game, 8-cut for plain cards): a
+/// card refuted by the reply `b` (the position after both is lost for the
+/// mover) refutes every stronger card below `b` too, since `b` is still a
+/// legal reply and leaves the same position but for a weaker card in the
+/// mover's hand; a card refuted by a pass refutes every stronger card.
+/// Cards are tried weakest first, so one bound holds all that earlier
+/// refutations settle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RefutationBound(usize);
+
+impl RefutationBound {
+    /// Is a card of rank index `i`, stronger than every card tried so far,
+    /// refuted already?
+    #[inline]
+    pub fn refutes(self, i: usize) -> bool {
+        i < self.0
+    }
+
+    /// A card was refuted by the reply with byte `reply` (an
+    /// [`Outcome::by`]; [`Outcome::NO_MOVE`] teaches nothing).
+    #[inline]
+    pub fn learn(&mut self, reply: u8) {
+        match reply {
+            Outcome::NO_MOVE => {}
+            Move::PASS_BYTE => self.0 = usize::MAX,
+            b => self.0 = self.0.max(usize::from(b)),
+        }
+    }
+}
+
+/// What the count-based move generator ([`move_classes`]) needs of a rule
+/// set: its special ranks as indices (`usize::MAX` when off) and whether a
+/// card upgraded never hurts its holder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassRules {
+    /// The cut rank's index (8-cut).
+    pub cut: usize,
+    /// The back rank's index (11-back).
+    pub back: usize,
+    /// Does "a card upgraded never hurts its holder" hold (no back rule)?
+    pub upgrades: bool,
+}
+
+impl ClassRules {
+    /// The plain game (and its card-count game): nothing special, and
+    /// upgrades never hurt.
+    pub const PLAIN: ClassRules = ClassRules {
+        cut: usize::MAX,
+        back: usize::MAX,
+        upgrades: true,
+    };
+}
+
+/// Writes the card moves worth trying into `moves` (rank indices) and
+/// returns their number: the cut card first when the mover can play it
+/// (it keeps the move), then one card per class, weakest first.
+///
+/// Adjacent ranks that only the mover holds (no card of the opponent
+/// between them, neither a special rank) form one group of the canonical
+/// key, and playing any card of the group leaves the opponent the same
+/// replies, the same number of blocked cards (in either order) and hands
+/// with the same key: one move stands for the group, under every rule.
+///
+/// Where a card can be upgraded ([`ClassRules::upgrades`]), a class may also
+/// start at a rank the opponent holds too: its card leaves the opponent the
+/// same replies as the mover-only cards above it and keeps a stronger card
+/// in hand, so it wins whenever any of them wins, as in the plain solver.
+pub fn move_classes(
+    mover: &[u8],
+    other: &[u8],
+    playable: std::ops::Range<usize>,
+    rules: ClassRules,
+    moves: &mut [u8; crate::games::cards::MAX_RANKS],
+) -> usize {
+    let mut count = 0;
+    if playable.contains(&rules.cut) && mover[rules.cut] > 0 {
+        moves[0] = rules.cut as u8;
+        count = 1;
+    }
+    let mut in_class = false;
+    for i in playable {
+        let (a, b) = (mover[i], other[i]);
+        if a | b == 0 {
+            continue;
+        }
+        if i == rules.cut || i == rules.back {
+            if i == rules.back && a > 0 {
+                moves[count] = i as u8;
+                count += 1;
+            }
+            in_class = false;
+            continue;
+        }
+        if b > 0 {
+            in_class = a > 0 && rules.upgrades;
+            if a > 0 {
+                moves[count] = i as u8;
+                count += 1;
+            }
+        } else if !in_class {
+            moves[count] = i as u8;
+            count += 1;
+            in_class = true;
+        }
+    }
+    count
+}
+
 /// Shown as players write moves: `pass`, or the strength of the card.
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

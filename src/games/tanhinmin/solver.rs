@@ -22,7 +22,7 @@
 //!   the memo, see [`super::memo`]).
 
 use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
-use super::moves::Move;
+use super::moves::{Move, Outcome, RefutationBound};
 use super::ordering::{
     MoveOrder, fewest_replies_move, fewest_replies_move_if_won, fewest_replies_packed, losing_move,
 };
@@ -57,7 +57,7 @@ impl Hint {
     };
     /// The position has no preferred move. The bytes of real moves are
     /// [`Move::to_byte`]'s, all below this one.
-    const NO_MOVE: u8 = u8::MAX - 1;
+    const NO_MOVE: u8 = Outcome::NO_MOVE;
 
     fn known(preferred: Option<Move>) -> Hint {
         Hint {
@@ -72,26 +72,6 @@ impl Hint {
             u8::MAX => None,
             Self::NO_MOVE => Some(None),
             b => Some(Some(Move::from_byte(b))),
-        }
-    }
-}
-
-/// What a search proved: whether its mover wins, and the move it won by
-/// ([`Move::to_byte`]), or [`Hint::NO_MOVE`] when the verdict came from
-/// the memo or a shortcut. A caller refuting several moves reuses a
-/// winning reply it knows.
-#[derive(Clone, Copy)]
-struct Outcome {
-    win: bool,
-    by: u8,
-}
-
-impl Outcome {
-    /// A verdict whose winning move, if any, is not known.
-    fn decided(win: bool) -> Outcome {
-        Outcome {
-            win,
-            by: Hint::NO_MOVE,
         }
     }
 }
@@ -400,33 +380,21 @@ impl Solver {
                 );
             }
         }
-        // A card refuted by the reply `b` (the position after both is lost
-        // for the mover) refutes every stronger card below `b` too: after
-        // it `b` is still a legal reply, and it leaves the same position
-        // but for a weaker card in the mover's hand. A pass refutes every
-        // stronger card. Cards are tried weakest first, so one bound holds
-        // all that earlier refutations settle.
-        let mut refuted_below = 0usize;
+        // See [`RefutationBound`].
+        let mut refuted = RefutationBound::default();
         for k in 0..count {
             let m = Move::from_byte(moves[k]);
             if let Move::Play(i) = m
-                && i < refuted_below
+                && refuted.refutes(i)
             {
                 continue;
             }
             let reply = self.play(mover, other, n_mover, n_other, ranks, m, hints[k]);
             if !reply.win {
-                return Outcome {
-                    win: true,
-                    by: moves[k],
-                };
+                return Outcome::won_by(moves[k]);
             }
             if m != Move::Pass {
-                match reply.by {
-                    Hint::NO_MOVE => {}
-                    Move::PASS_BYTE => refuted_below = usize::MAX,
-                    reply => refuted_below = refuted_below.max(reply as usize),
-                }
+                refuted.learn(reply.by);
             }
         }
         Outcome::decided(false)

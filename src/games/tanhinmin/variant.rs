@@ -58,7 +58,9 @@
 //!   the move), then weakest first. Order changes time, never a verdict.
 
 use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
-use super::moves::{Move, hand_after, legal_moves};
+use super::moves::{
+    ClassRules, Move, Outcome, RefutationBound, hand_after, legal_moves, move_classes,
+};
 use super::position::Position;
 use super::solver::SMALL_POSITION_CARDS;
 use crate::games::cards::{Hand, MAX_RANKS};
@@ -169,37 +171,14 @@ pub fn variant_key(
 /// all threads (keys of up to 63 bits) and a private one for longer keys.
 pub struct VariantSolver {
     rules: Rules,
-    cut: usize,
-    back: usize,
     shared: Option<Arc<SharedMemo>>,
     private: PrivateMemo,
-    /// Whether a card upgraded never hurts its holder under these rules
-    /// (no back rule), which licenses the wider move classes and the
-    /// refutation bound.
-    upgrades: bool,
+    /// The special ranks as indices, and whether a card upgraded never
+    /// hurts its holder under these rules (no back rule), which licenses
+    /// the wider move classes and the refutation bound.
+    classes: ClassRules,
     /// Positions expanded (memo misses), for run details.
     pub positions: u64,
-}
-
-/// What a search proved: whether its mover wins, and the move it won by
-/// (a rank index, or [`Verdict::PASS`]) when a searched move won; a caller
-/// refuting several cards reuses the winning reply it learns.
-#[derive(Clone, Copy)]
-struct Verdict {
-    win: bool,
-    by: u8,
-}
-
-impl Verdict {
-    /// The pass won.
-    const PASS: u8 = u8::MAX - 1;
-    /// Lost, or won by a move not known (from the memo, or by a cut whose
-    /// winning continuation is the same player's own).
-    const UNKNOWN: u8 = u8::MAX;
-
-    fn by_move(m: u8) -> Verdict {
-        Verdict { win: true, by: m }
-    }
 }
 
 impl VariantSolver {
@@ -207,11 +186,13 @@ impl VariantSolver {
     pub fn new(rules: Rules, memo_bytes: usize) -> Self {
         VariantSolver {
             rules,
-            cut: Rules::index(rules.cut),
-            back: Rules::index(rules.back),
             shared: None,
             private: PrivateMemo::with_bytes(memo_bytes),
-            upgrades: rules.back.is_none(),
+            classes: ClassRules {
+                cut: Rules::index(rules.cut),
+                back: Rules::index(rules.back),
+                upgrades: rules.back.is_none(),
+            },
             positions: 0,
         }
     }
@@ -230,7 +211,10 @@ impl VariantSolver {
     #[doc(hidden)]
     pub fn with_upgrade_pruning_forced(self) -> Self {
         VariantSolver {
-            upgrades: true,
+            classes: ClassRules {
+                upgrades: true,
+                ..self.classes
+            },
             ..self
         }
     }
@@ -274,7 +258,7 @@ impl VariantSolver {
         ranks: usize,
         field: usize,
         reversed: bool,
-    ) -> Verdict {
+    ) -> Outcome {
         // Normal order: ranks above the field card; reversed: below it.
         let playable = match (field, reversed) {
             (0, _) => 0..ranks,
@@ -284,7 +268,7 @@ impl VariantSolver {
         if nm == 1
             && let Some(i) = playable.clone().find(|&i| mover[i] > 0)
         {
-            return Verdict::by_move(i as u8);
+            return Outcome::won_by(i as u8);
         }
         // Small positions are re-solved rather than looked up: their
         // subtrees cost less than the cache miss of a memo probe.
@@ -294,17 +278,14 @@ impl VariantSolver {
                 &other[..ranks],
                 field,
                 reversed,
-                self.cut,
-                self.back,
+                self.classes.cut,
+                self.classes.back,
             )
         });
         if let Some(key) = key
             && let Some(win) = self.recall(key)
         {
-            return Verdict {
-                win,
-                by: Verdict::UNKNOWN,
-            };
+            return Outcome::decided(win);
         }
         self.positions += 1;
         let verdict = self.try_moves(mover, other, nm, no, ranks, field, reversed, playable);
@@ -316,7 +297,7 @@ impl VariantSolver {
 
     /// One move per class of moves that lead to the same position (or, where
     /// cards can be upgraded, to a position no better than the class's
-    /// weakest card leads to), the cut card first: see [`Self::move_classes`].
+    /// weakest card leads to), the cut card first: see [`move_classes`].
     ///
     /// The plain game's μ test is not used to guess a move here: tried as a
     /// first guess (the strongest card it calls winning, else the pass), it
@@ -333,113 +314,43 @@ impl VariantSolver {
         field: usize,
         reversed: bool,
         playable: std::ops::Range<usize>,
-    ) -> Verdict {
+    ) -> Outcome {
         let mut moves = [0u8; MAX_RANKS];
-        let count = self.move_classes(mover, other, playable, &mut moves);
-        // A plain card refuted by the reply `b` refutes every stronger plain
-        // card below `b`, and one refuted by a pass refutes every stronger
-        // one: `b` (or the pass) is still a legal answer to the stronger
-        // card, and leaves the same position but for a weaker card in the
-        // mover's hand, which never helps its holder. Only where cards can
-        // be upgraded (no back rule, and neither card special); plain cards
-        // are tried weakest first, so one bound holds all that earlier
-        // refutations settle.
-        let mut refuted_below = 0usize;
+        let count = move_classes(mover, other, playable, self.classes, &mut moves);
+        // The refutation bound ([`RefutationBound`]) holds for plain cards
+        // where cards can be upgraded (no back rule; see the module
+        // comment). Plain cards are tried weakest first.
+        let mut refuted = RefutationBound::default();
         for &m in &moves[..count] {
             let i = usize::from(m);
-            let special = i == self.cut || i == self.back;
-            if !special && i < refuted_below {
+            let special = i == self.classes.cut || i == self.classes.back;
+            if !special && refuted.refutes(i) {
                 continue;
             }
             mover[i] -= 1;
-            let reply = if i == self.cut {
+            let reply = if i == self.classes.cut {
                 // The field clears, the order is normal, and the same
                 // player moves again.
                 let own = self.search(mover, other, nm - 1, no, ranks, 0, false);
-                Verdict {
-                    win: !own.win,
-                    by: Verdict::UNKNOWN,
-                }
+                Outcome::decided(!own.win)
             } else {
-                let order = reversed ^ (i == self.back);
+                let order = reversed ^ (i == self.classes.back);
                 self.search(other, mover, no, nm - 1, ranks, i + 1, order)
             };
             mover[i] += 1;
             if !reply.win {
-                return Verdict::by_move(m);
+                return Outcome::won_by(m);
             }
-            if self.upgrades && !special {
-                match reply.by {
-                    Verdict::UNKNOWN => {}
-                    Verdict::PASS => refuted_below = usize::MAX,
-                    b => refuted_below = refuted_below.max(usize::from(b)),
-                }
+            if self.classes.upgrades && !special {
+                refuted.learn(reply.by);
             }
         }
         if field > 0 && !self.search(other, mover, no, nm, ranks, 0, false).win {
-            return Verdict::by_move(Verdict::PASS);
+            return Outcome::won_by(Move::PASS_BYTE);
         }
-        Verdict {
-            win: false,
-            by: Verdict::UNKNOWN,
-        }
+        Outcome::decided(false)
     }
 
-    /// Writes the card moves worth trying into `moves` (rank indices) and
-    /// returns their number: the cut card first when the mover can play it
-    /// (it keeps the move), then one card per class, weakest first.
-    ///
-    /// Adjacent ranks that only the mover holds (no card of the opponent
-    /// between them, neither a special rank) form one group of the key, and
-    /// playing any card of the group leaves the opponent the same replies,
-    /// the same number of blocked cards (in either order) and hands with the
-    /// same key: one move stands for the group, in every variant.
-    ///
-    /// Without the back rule a card can be upgraded (see the module
-    /// comment), so a class may also start at a rank the opponent holds too:
-    /// its card leaves the opponent the same replies as the mover-only cards
-    /// above it and keeps a stronger card in hand, so it wins whenever any
-    /// of them wins, as in the plain solver.
-    fn move_classes(
-        &self,
-        mover: &Hand,
-        other: &Hand,
-        playable: std::ops::Range<usize>,
-        moves: &mut [u8; MAX_RANKS],
-    ) -> usize {
-        let mut count = 0;
-        if playable.contains(&self.cut) && mover[self.cut] > 0 {
-            moves[0] = self.cut as u8;
-            count = 1;
-        }
-        let mut in_class = false;
-        for i in playable {
-            let (a, b) = (mover[i], other[i]);
-            if a | b == 0 {
-                continue;
-            }
-            if i == self.cut || i == self.back {
-                if i == self.back && a > 0 {
-                    moves[count] = i as u8;
-                    count += 1;
-                }
-                in_class = false;
-                continue;
-            }
-            if b > 0 {
-                in_class = a > 0 && self.upgrades;
-                if a > 0 {
-                    moves[count] = i as u8;
-                    count += 1;
-                }
-            } else if !in_class {
-                moves[count] = i as u8;
-                count += 1;
-                in_class = true;
-            }
-        }
-        count
-    }
     /// The shared table for keys it holds, else the private one.
     fn table(&self, key: u128) -> Option<&SharedMemo> {
         self.shared

@@ -1,0 +1,146 @@
+//! `runner compare`: the first-player rate against hand size of several
+//! runs in one picture, for instance the plain game beside its rule
+//! variants. Each series joins the equal-hand cells (n x n, empty starting
+//! field) of one or more results directories, so an exact run up to 8x8
+//! and a sampled 13x13 run make one line. The points drawn are written to a
+//! CSV beside the picture, so a reader can quote what they see.
+
+use crate::cli::CompareArgs;
+use crate::exit;
+use crate::export::plot::{Labels, RatePoint, Series, rate_lines_svg, read_rates};
+use crate::export::write_atomic;
+use anyhow::{Context, anyhow};
+use std::path::{Path, PathBuf};
+
+/// `runner compare`: writes the picture and its CSV, prints their paths,
+/// and returns the exit status (2 for a bad series or an unreadable table,
+/// 3 when the output cannot be written).
+pub fn main(args: &CompareArgs) -> i32 {
+    let series = match args
+        .series
+        .iter()
+        .map(|s| read_series(s, args.min_cards..=args.max_cards))
+        .collect::<anyhow::Result<Vec<Series>>>()
+    {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return exit::USAGE;
+        }
+    };
+    match write(&series, &args.out, &args.title) {
+        Ok(written) => {
+            for w in written {
+                println!("wrote {}", w.display());
+            }
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::RUNTIME
+        }
+    }
+}
+
+/// One series from `NAME=DIR[,DIR...]`: the equal-hand cells on an empty
+/// field of each directory's `stats.csv` (or `rates.csv`), of a size in
+/// `cards`. A hand size
+/// found in two directories is refused rather than silently chosen.
+fn read_series(spec: &str, cards: std::ops::RangeInclusive<u32>) -> anyhow::Result<Series> {
+    let (name, dirs) = spec
+        .split_once('=')
+        .filter(|(n, d)| !n.trim().is_empty() && !d.trim().is_empty())
+        .ok_or_else(|| {
+            anyhow!(
+                "series `{spec}`: expected NAME=DIR[,DIR...], for example 8-cut=results/variant-cut,results/variant-cut-13"
+            )
+        })?;
+    let mut points: Vec<RatePoint> = Vec::new();
+    for dir in dirs.split(',').map(str::trim).map(PathBuf::from) {
+        for p in read_dir_rates(&dir)? {
+            if p.n_first != p.n_second
+                || !cards.contains(&p.n_first)
+                || !(p.field.is_empty() || p.field == "0")
+            {
+                continue;
+            }
+            if points.iter().any(|q| q.n_first == p.n_first) {
+                anyhow::bail!(
+                    "series `{name}`: {n}x{n} appears twice (again in {dir})",
+                    n = p.n_first,
+                    dir = dir.display()
+                );
+            }
+            points.push(p);
+        }
+    }
+    if points.is_empty() {
+        anyhow::bail!(
+            "series `{name}`: no n x n cell on an empty field in {dirs} (within --min-cards/--max-cards)"
+        );
+    }
+    points.sort_by_key(|p| p.n_first);
+    Ok(Series {
+        name: name.trim().to_string(),
+        points,
+    })
+}
+
+/// The rate rows of a results directory's `stats.csv`, else `rates.csv`.
+fn read_dir_rates(dir: &Path) -> anyhow::Result<Vec<RatePoint>> {
+    let table = ["stats.csv", "rates.csv"]
+        .iter()
+        .map(|t| dir.join(t))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            anyhow!(
+                "{}: no stats.csv or rates.csv (is it a results directory?)",
+                dir.display()
+            )
+        })?;
+    let bytes = std::fs::read(&table).with_context(|| table.display().to_string())?;
+    read_rates(&bytes, &table.display().to_string())
+}
+
+/// Writes `out` (SVG) and the CSV of its points beside it (`out` with the
+/// extension `csv`).
+fn write(series: &[Series], out: &Path, title: &str) -> anyhow::Result<Vec<PathBuf>> {
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    let labels = Labels {
+        run: String::new(),
+        context: format!("{}; exact where the interval is a point", names.join(", ")),
+    };
+    let note = "95% intervals: Wilson for sampled cells";
+    let svg = rate_lines_svg(series, title, &labels, note)?;
+    let mut csv = String::from(
+        "series,n_first,n_second,deals,first_win_rate,exact_fraction,ci95_low,ci95_high\n",
+    );
+    for s in series {
+        for p in &s.points {
+            csv.push_str(&format!(
+                "{},{},{},{},{:.9},{},{:.9},{:.9}\n",
+                csv_field(&s.name),
+                p.n_first,
+                p.n_second,
+                p.deals,
+                p.rate,
+                p.exact,
+                p.low,
+                p.high
+            ));
+        }
+    }
+    let table = out.with_extension("csv");
+    write_atomic(out, svg.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+    write_atomic(&table, csv.as_bytes()).with_context(|| format!("writing {}", table.display()))?;
+    Ok(vec![out.to_path_buf(), table])
+}
+
+/// A CSV field, quoted when it holds a comma or a quote.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
