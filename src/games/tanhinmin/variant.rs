@@ -102,6 +102,9 @@ impl Rules {
 /// A rank index no position has.
 const NO_RANK: usize = usize::MAX;
 
+/// Moves whose children's keys are built and prefetched up front.
+const PREFETCHED_MOVES: usize = 16;
+
 /// Most cards a variant key holds: a leading bit, two bits a card, 6 bits
 /// each for the two special ranks' places, one for the order, one for a
 /// field card, 6 for the blocked cards: 1 + 2 * 53 + 20 = 127.
@@ -244,10 +247,14 @@ impl VariantSolver {
             nm + no <= VARIANT_MAX_CARDS,
             "validation refuses larger deals"
         );
-        self.search(&mut mover, &mut other, nm, no, p.ranks, p.field, reversed)
-            .win
+        self.search(
+            &mut mover, &mut other, nm, no, p.ranks, p.field, reversed, 0,
+        )
+        .win
     }
 
+    /// The search on count arrays, changed in place and restored;
+    /// `known_key` is the position's key when the caller built it, else 0.
     #[allow(clippy::too_many_arguments)]
     fn search(
         &mut self,
@@ -258,6 +265,7 @@ impl VariantSolver {
         ranks: usize,
         field: usize,
         reversed: bool,
+        known_key: u128,
     ) -> Outcome {
         // Normal order: ranks above the field card; reversed: below it.
         let playable = match (field, reversed) {
@@ -273,14 +281,18 @@ impl VariantSolver {
         // Small positions are re-solved rather than looked up: their
         // subtrees cost less than the cache miss of a memo probe.
         let key = (nm + no > SMALL_POSITION_CARDS).then(|| {
-            variant_key(
-                &mover[..ranks],
-                &other[..ranks],
-                field,
-                reversed,
-                self.classes.cut,
-                self.classes.back,
-            )
+            if known_key != 0 {
+                known_key
+            } else {
+                variant_key(
+                    &mover[..ranks],
+                    &other[..ranks],
+                    field,
+                    reversed,
+                    self.classes.cut,
+                    self.classes.back,
+                )
+            }
         });
         if let Some(key) = key
             && let Some(win) = self.recall(key)
@@ -320,8 +332,42 @@ impl VariantSolver {
         // The refutation bound ([`RefutationBound`]) holds for plain cards
         // where cards can be upgraded (no back rule; see the module
         // comment). Plain cards are tried weakest first.
+        // Every child's key, its bucket prefetched so the misses overlap,
+        // and handed down so the child does not build it again: 10-12%
+        // faster on 4,000 13x13 8-cut deals, though the keys of moves the
+        // refutation bound then skips are built for nothing.
+        let mut keys = [0u128; PREFETCHED_MOVES];
+        if nm + no - 1 > SMALL_POSITION_CARDS {
+            for (k, &m) in moves[..count.min(PREFETCHED_MOVES)].iter().enumerate() {
+                let i = usize::from(m);
+                mover[i] -= 1;
+                keys[k] = if i == self.classes.cut {
+                    variant_key(
+                        &mover[..ranks],
+                        &other[..ranks],
+                        0,
+                        false,
+                        self.classes.cut,
+                        self.classes.back,
+                    )
+                } else {
+                    let order = reversed ^ (i == self.classes.back);
+                    variant_key(
+                        &other[..ranks],
+                        &mover[..ranks],
+                        i + 1,
+                        order,
+                        self.classes.cut,
+                        self.classes.back,
+                    )
+                };
+                mover[i] += 1;
+                self.prefetch_key(keys[k]);
+            }
+        }
         let mut refuted = RefutationBound::default();
-        for &m in &moves[..count] {
+        for (k, &m) in moves[..count].iter().enumerate() {
+            let known = keys.get(k).copied().unwrap_or(0);
             let i = usize::from(m);
             let special = i == self.classes.cut || i == self.classes.back;
             if !special && refuted.refutes(i) {
@@ -331,11 +377,11 @@ impl VariantSolver {
             let reply = if i == self.classes.cut {
                 // The field clears, the order is normal, and the same
                 // player moves again.
-                let own = self.search(mover, other, nm - 1, no, ranks, 0, false);
+                let own = self.search(mover, other, nm - 1, no, ranks, 0, false, known);
                 Outcome::decided(!own.win)
             } else {
                 let order = reversed ^ (i == self.classes.back);
-                self.search(other, mover, no, nm - 1, ranks, i + 1, order)
+                self.search(other, mover, no, nm - 1, ranks, i + 1, order, known)
             };
             mover[i] += 1;
             if !reply.win {
@@ -345,7 +391,7 @@ impl VariantSolver {
                 refuted.learn(reply.by);
             }
         }
-        if field > 0 && !self.search(other, mover, no, nm, ranks, 0, false).win {
+        if field > 0 && !self.search(other, mover, no, nm, ranks, 0, false, 0).win {
             return Outcome::won_by(Move::PASS_BYTE);
         }
         Outcome::decided(false)
@@ -356,6 +402,13 @@ impl VariantSolver {
         self.shared
             .as_deref()
             .filter(|_| key <= u128::from(MAX_KEY))
+    }
+
+    fn prefetch_key(&self, key: u128) {
+        match self.table(key) {
+            Some(m) => m.prefetch(key),
+            None => self.private.prefetch(key),
+        }
     }
 
     fn recall(&self, key: u128) -> Option<bool> {
