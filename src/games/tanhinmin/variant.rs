@@ -139,21 +139,6 @@ pub fn variant_key(
 /// a card and the tail.
 pub const SMALL_VARIANT_CARDS: u32 = (63 - 1 - TAIL_BITS) / 2;
 
-/// [`variant_key`] in 64-bit arithmetic, for positions of at most
-/// [`SMALL_VARIANT_CARDS`] cards: the same bits, but a variable shift of a
-/// u128 costs several instructions, and the key is built for nearly every
-/// position (it was 19% of an 8-cut search). Tests hold the two equal.
-pub fn variant_key_small(
-    mover: &[u8],
-    other: &[u8],
-    field: usize,
-    reversed: bool,
-    cut: usize,
-    back: usize,
-) -> u64 {
-    key_in::<u64>(mover, other, field, reversed, cut, back)
-}
-
 /// The integers a variant key is built in.
 trait KeyWord:
     Copy
@@ -357,88 +342,86 @@ impl VariantSolver {
             return Outcome::decided(win);
         }
         self.positions += 1;
-        let verdict = self.try_moves(mover, other, nm, no, ranks, field, reversed, playable);
+        // One move per class of moves that lead to the same position (or,
+        // where cards can be upgraded, to a position no better than the
+        // class's weakest card leads to), the cut card first: see
+        // [`move_classes`]. The plain game's μ test is not used to guess a
+        // move here: tried as a first guess (the strongest card it calls
+        // winning, else the pass), it searched 8% more positions under
+        // 8-cut and 22% more under 11-back on 4,000 13x13 deals.
+        let verdict = 'decided: {
+            let mut moves = [0u8; MAX_RANKS];
+            let count = move_classes(mover, other, playable, self.classes, &mut moves);
+            // Every child's key, its bucket prefetched so the misses overlap,
+            // and handed down so the child does not build it again: 10-12%
+            // faster on 4,000 13x13 8-cut deals, though the keys of moves the
+            // refutation bound then skips are built for nothing.
+            let mut keys = [0u128; PREFETCHED_MOVES];
+            if nm + no - 1 > SMALL_POSITION_CARDS {
+                for (k, &m) in moves[..count.min(PREFETCHED_MOVES)].iter().enumerate() {
+                    let i = usize::from(m);
+                    mover[i] -= 1;
+                    let (again, after, order) = self.after_play(i, reversed);
+                    let (m, o) = if again {
+                        (&*mover, &*other)
+                    } else {
+                        (&*other, &*mover)
+                    };
+                    keys[k] = self.key(&m[..ranks], &o[..ranks], after, order, nm + no - 1);
+                    mover[i] += 1;
+                    self.prefetch_key(keys[k]);
+                }
+            }
+            // The refutation bound ([`RefutationBound`]) holds for plain cards
+            // where cards can be upgraded (no back rule; see the module
+            // comment). Plain cards are tried weakest first.
+            let mut refuted = RefutationBound::default();
+            for (k, &m) in moves[..count].iter().enumerate() {
+                let known = keys.get(k).copied().unwrap_or(0);
+                let i = usize::from(m);
+                let special = i == self.classes.cut || i == self.classes.back;
+                if !special && refuted.refutes(i) {
+                    continue;
+                }
+                mover[i] -= 1;
+                let (again, after, order) = self.after_play(i, reversed);
+                let reply = if again {
+                    let own = self.search(mover, other, nm - 1, no, ranks, after, order, known);
+                    Outcome::decided(!own.win)
+                } else {
+                    self.search(other, mover, no, nm - 1, ranks, after, order, known)
+                };
+                mover[i] += 1;
+                if !reply.win {
+                    break 'decided Outcome::won_by(m);
+                }
+                if self.classes.upgrades && !special {
+                    refuted.learn(reply.by);
+                }
+            }
+            if field > 0 && !self.search(other, mover, no, nm, ranks, 0, false, 0).win {
+                break 'decided Outcome::won_by(Move::PASS_BYTE);
+            }
+            Outcome::decided(false)
+        };
         if let Some(key) = key {
             self.remember(key, verdict.win);
         }
         verdict
     }
 
-    /// One move per class of moves that lead to the same position (or, where
-    /// cards can be upgraded, to a position no better than the class's
-    /// weakest card leads to), the cut card first: see [`move_classes`].
-    ///
-    /// The plain game's μ test is not used to guess a move here: tried as a
-    /// first guess (the strongest card it calls winning, else the pass), it
-    /// searched 8% more positions under 8-cut and 22% more under 11-back
-    /// on 4,000 13x13 deals.
-    #[allow(clippy::too_many_arguments)]
-    fn try_moves(
-        &mut self,
-        mover: &mut Hand,
-        other: &mut Hand,
-        nm: u32,
-        no: u32,
-        ranks: usize,
-        field: usize,
-        reversed: bool,
-        playable: std::ops::Range<usize>,
-    ) -> Outcome {
-        let mut moves = [0u8; MAX_RANKS];
-        let count = move_classes(mover, other, playable, self.classes, &mut moves);
-        // Every child's key, its bucket prefetched so the misses overlap,
-        // and handed down so the child does not build it again: 10-12%
-        // faster on 4,000 13x13 8-cut deals, though the keys of moves the
-        // refutation bound then skips are built for nothing.
-        let mut keys = [0u128; PREFETCHED_MOVES];
-        if nm + no - 1 > SMALL_POSITION_CARDS {
-            for (k, &m) in moves[..count.min(PREFETCHED_MOVES)].iter().enumerate() {
-                let i = usize::from(m);
-                mover[i] -= 1;
-                let cards = nm + no - 1;
-                keys[k] = if i == self.classes.cut {
-                    self.key(&mover[..ranks], &other[..ranks], 0, false, cards)
-                } else {
-                    let order = reversed ^ (i == self.classes.back);
-                    self.key(&other[..ranks], &mover[..ranks], i + 1, order, cards)
-                };
-                mover[i] += 1;
-                self.prefetch_key(keys[k]);
-            }
+    /// Where playing a card of rank index `i` leads: whether the same
+    /// player moves again (the cut: the field clears and the order turns
+    /// normal), the field card after it, and the order (a back card turns
+    /// it). The one statement of the rules' effects, for the search and
+    /// for the keys it prefetches.
+    #[inline]
+    fn after_play(&self, i: usize, reversed: bool) -> (bool, usize, bool) {
+        if i == self.classes.cut {
+            (true, 0, false)
+        } else {
+            (false, i + 1, reversed ^ (i == self.classes.back))
         }
-        // The refutation bound ([`RefutationBound`]) holds for plain cards
-        // where cards can be upgraded (no back rule; see the module
-        // comment). Plain cards are tried weakest first.
-        let mut refuted = RefutationBound::default();
-        for (k, &m) in moves[..count].iter().enumerate() {
-            let known = keys.get(k).copied().unwrap_or(0);
-            let i = usize::from(m);
-            let special = i == self.classes.cut || i == self.classes.back;
-            if !special && refuted.refutes(i) {
-                continue;
-            }
-            mover[i] -= 1;
-            let reply = if i == self.classes.cut {
-                // The field clears, the order is normal, and the same
-                // player moves again.
-                let own = self.search(mover, other, nm - 1, no, ranks, 0, false, known);
-                Outcome::decided(!own.win)
-            } else {
-                let order = reversed ^ (i == self.classes.back);
-                self.search(other, mover, no, nm - 1, ranks, i + 1, order, known)
-            };
-            mover[i] += 1;
-            if !reply.win {
-                return Outcome::won_by(m);
-            }
-            if self.classes.upgrades && !special {
-                refuted.learn(reply.by);
-            }
-        }
-        if field > 0 && !self.search(other, mover, no, nm, ranks, 0, false, 0).win {
-            return Outcome::won_by(Move::PASS_BYTE);
-        }
-        Outcome::decided(false)
     }
 
     /// The shared table for keys it holds, else the private one.
@@ -448,13 +431,16 @@ impl VariantSolver {
             .filter(|_| key <= u128::from(MAX_KEY))
     }
 
-    /// The key of a position of `cards` cards under these rules, in 64-bit
-    /// arithmetic when it fits.
+    /// [`variant_key`] of a position of `cards` cards, in 64-bit arithmetic
+    /// when it fits ([`SMALL_VARIANT_CARDS`]): the same bits, but a variable
+    /// shift of a u128 costs several instructions, and the key is built for
+    /// nearly every position (it was 19% of an 8-cut search). Tests hold
+    /// the two equal.
     #[inline]
     fn key(&self, mover: &[u8], other: &[u8], field: usize, reversed: bool, cards: u32) -> u128 {
         let (cut, back) = (self.classes.cut, self.classes.back);
         if cards <= SMALL_VARIANT_CARDS {
-            u128::from(variant_key_small(mover, other, field, reversed, cut, back))
+            u128::from(key_in::<u64>(mover, other, field, reversed, cut, back))
         } else {
             variant_key(mover, other, field, reversed, cut, back)
         }
@@ -648,7 +634,7 @@ mod tests {
             let cut = if cut < ranks { cut } else { NO_RANK };
             let back = if back < ranks && back != cut { back } else { NO_RANK };
             proptest::prop_assert_eq!(
-                u128::from(variant_key_small(m, o, field, reversed, cut, back)),
+                u128::from(key_in::<u64>(m, o, field, reversed, cut, back)),
                 variant_key(m, o, field, reversed, cut, back)
             );
         }
