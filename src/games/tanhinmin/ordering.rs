@@ -60,6 +60,17 @@ pub fn fewest_replies_move(mover: &[u8], other: &[u8], field: usize) -> Option<M
     }
 }
 
+/// The μ test on count arrays (packed when they fit): a guess of who wins,
+/// for searches that choose their next step by it and prove the verdict.
+#[inline]
+pub fn mu_guesses_mover_wins(mover: &[u8], other: &[u8], field: usize) -> bool {
+    if mover.len() <= MAX_PACKED_RANKS {
+        packed::mover_wins(packed::pack(mover), packed::pack(other), field)
+    } else {
+        formula::mover_wins_counts(mover, other, field)
+    }
+}
+
 /// [`fewest_replies_move`] without its first μ test, for positions the
 /// caller expects to be won: every reply to a move of a lost position. In a
 /// won position it names the same move; elsewhere it may name any move,

@@ -19,7 +19,9 @@ use super::memo::{BoundedMemo, FIELD_BITS, MAX_KEY, PrivateMemo, SharedMemo};
 use super::moves::{
     ClassRules, Move, Outcome, RefutationBound, hand_after, legal_moves, move_classes,
 };
-use super::position::{Position, canonical_key};
+use super::ordering::{MoveOrder, mu_guesses_mover_wins};
+use super::position::{Position, SMALL_KEY_CARDS, canonical_key};
+use super::solver::{SMALL_POSITION_CARDS, Solver};
 use crate::games::cards::{Hand, MAX_RANKS};
 
 /// Memoised card-count minimax on canonical positions.
@@ -114,16 +116,27 @@ fn threshold_key(key: u128, v: i32) -> u128 {
 pub struct ThresholdSolver {
     shared: std::sync::Arc<SharedMemo>,
     private: PrivateMemo,
-    /// Positions expanded (memo misses), for run details.
+    /// The plain game's solver: a score of at least 1 is a win (see
+    /// [`Self::search`]).
+    plain: Solver,
+    /// Positions expanded (memo misses), the plain game's searches
+    /// included, for run details.
     pub positions: u64,
 }
 
 impl ThresholdSolver {
-    /// A solver using `shared` and a private table of `private_bytes`.
-    pub fn new(shared: std::sync::Arc<SharedMemo>, private_bytes: usize) -> Self {
+    /// A solver using `shared` for its threshold entries, a private table
+    /// of `private_bytes` for keys too long for it, and one of
+    /// `plain_bytes` for the plain game's entries.
+    pub fn new(
+        shared: std::sync::Arc<SharedMemo>,
+        private_bytes: usize,
+        plain_bytes: usize,
+    ) -> Self {
         ThresholdSolver {
             shared,
             private: PrivateMemo::with_bytes(private_bytes),
+            plain: Solver::with_order(plain_bytes, MoveOrder::default()),
             positions: 0,
         }
     }
@@ -142,8 +155,12 @@ impl ThresholdSolver {
             "{} cards is more than a threshold key holds",
             nm + no
         );
-        self.search(&mut mover, &mut other, nm, no, p.ranks, p.field, v)
-            .win
+        let plain_before = self.plain.positions;
+        let reached = self
+            .search(&mut mover, &mut other, nm, no, p.ranks, p.field, v)
+            .win;
+        self.positions += self.plain.positions - plain_before;
+        reached
     }
 
     /// The search on count arrays, changed in place and restored. Ranks
@@ -174,6 +191,25 @@ impl ThresholdSolver {
         {
             // The last card wins, scoring `no >= v`.
             return Outcome::won_by(i as u8);
+        }
+        // No score is 0 (the loser keeps a card), so "at least 1" is "wins"
+        // and "at least 0" too: where the mover wins, every threshold of at
+        // most 1 is reached; where the mover loses, no threshold of at least
+        // 0 is. The plain game's search decides those (fast: its μ-guided
+        // order finds a winning move first), and only the winner's margin
+        // and the loser's loss are left to this search. The μ test only
+        // picks which search to run: when it guesses wrong, the plain answer
+        // may not settle the threshold and this search goes on.
+        // Above 28 cards the plain entries go to a private table, and the
+        // plain searches cost more than they save (26x26: 0.9x).
+        let settles = |win: bool| (win && v <= 1) || (!win && v >= 0);
+        if (SMALL_POSITION_CARDS + 1..=SMALL_KEY_CARDS).contains(&(nm + no))
+            && settles(mu_guesses_mover_wins(&mover[..ranks], &other[..ranks], field))
+        {
+            let plain = self.plain.outcome_in(mover, other, nm, no, ranks, field);
+            if settles(plain.win) {
+                return plain;
+            }
         }
         let key = threshold_key(canonical_key(&mover[..ranks], &other[..ranks], field), v);
         let shared = key <= MAX_KEY as u128;
@@ -303,7 +339,7 @@ mod tests {
             y.sort();
             let value = plain_score(&x, &y, r);
             let shared = std::sync::Arc::new(SharedMemo::with_bytes(1 << 16));
-            let mut t = ThresholdSolver::new(shared, 1 << 16);
+            let mut t = ThresholdSolver::new(shared, 1 << 16, 1 << 16);
             let p = position(&x, &y, r);
             for v in -(x.len() as i32) - 1..=y.len() as i32 + 1 {
                 proptest::prop_assert_eq!(t.reaches(&p, v), value >= v, "v = {}", v);

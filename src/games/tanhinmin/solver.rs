@@ -134,6 +134,22 @@ impl Solver {
         self.search(&mut p.mover, &mut p.other, nm, no, ranks, field)
     }
 
+    /// The search on count arrays as they are, for a search nested in
+    /// another game's (the card-count thresholds): ranks nobody holds may
+    /// stay, so a winning move's byte indexes these arrays. The arrays are
+    /// restored before it returns.
+    pub(crate) fn outcome_in(
+        &mut self,
+        mover: &mut Hand,
+        other: &mut Hand,
+        n_mover: u32,
+        n_other: u32,
+        ranks: usize,
+        field: usize,
+    ) -> Outcome {
+        self.search_hinted(mover, other, n_mover, n_other, ranks, field, Hint::UNKNOWN)
+    }
+
     /// Every winning move from `pos`, weakest card first, the pass last.
     pub fn winning_moves(&mut self, pos: &Position) -> Vec<Move> {
         let mut moves = Vec::new();

@@ -114,8 +114,12 @@ impl DealStudy for ScoreStudy {
 
     fn new_worker(&self) -> ScoreWorker {
         ScoreWorker {
-            threshold: ThresholdSolver::new(self.shared.clone(), self.memo_bytes / 2),
-            full: ScoreSolver::new(self.memo_bytes / 2),
+            threshold: ThresholdSolver::new(
+                self.shared.clone(),
+                self.memo_bytes / 2,
+                self.memo_bytes / 4,
+            ),
+            full: ScoreSolver::new(self.memo_bytes / 4),
         }
     }
 
