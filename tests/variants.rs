@@ -41,7 +41,7 @@ fn cut_patterns_keep_the_cut_rank_and_match_per_rank_deals() {
             cut: Some(cut),
             back: None,
         };
-        let mut solver = VariantSolver::new(rules, 1 << 20);
+        let mut solver = VariantSolver::new(rules, 1 << 20, 1 << 20);
         let boundaries = [field as usize, cut as usize - 1, cut as usize];
         let patterns = DealSpace::with_boundaries(&deck, 3, 3, &boundaries).unwrap();
         let (mut deals, mut wins) = (0u128, 0u128);
@@ -374,7 +374,8 @@ fn the_pruning_forced_on_under_back_is_caught_by_the_plain_twin() {
         .flat_map(|x| all.iter().map(move |y| (x, y)))
         .find(|(x, y)| {
             let p = Position::from_cards(x, y, 0);
-            let mut forced = VariantSolver::new(rules, 1 << 16).with_upgrade_pruning_forced();
+            let mut forced =
+                VariantSolver::new(rules, 1 << 16, 1 << 16).with_upgrade_pruning_forced();
             forced.mover_wins(&p) != plain_variant_wins(x, y, 0, false, rules)
         });
     let (x, y) = wrong.expect("forcing the pruning under 11-back gives a wrong verdict");

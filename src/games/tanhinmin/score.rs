@@ -204,7 +204,11 @@ impl ThresholdSolver {
         // plain searches cost more than they save (26x26: 0.9x).
         let settles = |win: bool| (win && v <= 1) || (!win && v >= 0);
         if (SMALL_POSITION_CARDS + 1..=SMALL_KEY_CARDS).contains(&(nm + no))
-            && settles(mu_guesses_mover_wins(&mover[..ranks], &other[..ranks], field))
+            && settles(mu_guesses_mover_wins(
+                &mover[..ranks],
+                &other[..ranks],
+                field,
+            ))
         {
             let plain = self.plain.outcome_in(mover, other, nm, no, ranks, field);
             if settles(plain.win) {

@@ -63,8 +63,9 @@ use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
 use super::moves::{
     ClassRules, Move, Outcome, RefutationBound, hand_after, legal_moves, move_classes,
 };
+use super::ordering::MoveOrder;
 use super::position::Position;
-use super::solver::SMALL_POSITION_CARDS;
+use super::solver::{SMALL_POSITION_CARDS, Solver};
 use crate::games::cards::{Hand, MAX_RANKS};
 use std::sync::Arc;
 
@@ -223,6 +224,10 @@ fn key_in<K: KeyWord>(
 /// all threads (keys of up to 63 bits) and a private one for longer keys.
 pub struct VariantSolver {
     rules: Rules,
+    /// The plain game's solver, for the positions where no special card is
+    /// left and the order is normal: the rest of the game is the plain
+    /// game there (see [`Self::search`]).
+    plain: Solver,
     shared: Option<Arc<SharedMemo>>,
     private: PrivateMemo,
     /// The special ranks as indices, and whether a card upgraded never
@@ -234,10 +239,12 @@ pub struct VariantSolver {
 }
 
 impl VariantSolver {
-    /// A solver with only a private memo of `memo_bytes`.
-    pub fn new(rules: Rules, memo_bytes: usize) -> Self {
+    /// A solver with only private memos: `memo_bytes` for its own
+    /// positions and `plain_bytes` for the plain game's.
+    pub fn new(rules: Rules, memo_bytes: usize, plain_bytes: usize) -> Self {
         VariantSolver {
             rules,
+            plain: Solver::with_order(plain_bytes, MoveOrder::default()),
             shared: None,
             private: PrivateMemo::with_bytes(memo_bytes),
             classes: ClassRules {
@@ -250,12 +257,25 @@ impl VariantSolver {
     }
 
     /// A solver over `shared` (which must hold keys of these rules only),
-    /// with a private memo of `local_bytes` for keys too long for it.
-    pub fn with_shared(rules: Rules, shared: Arc<SharedMemo>, local_bytes: usize) -> Self {
+    /// with a private memo of `local_bytes` for keys too long for it and
+    /// one of `plain_bytes` for the plain game's positions.
+    pub fn with_shared(
+        rules: Rules,
+        shared: Arc<SharedMemo>,
+        local_bytes: usize,
+        plain_bytes: usize,
+    ) -> Self {
         VariantSolver {
             shared: Some(shared),
-            ..Self::new(rules, local_bytes)
+            ..Self::new(rules, local_bytes, plain_bytes)
         }
+    }
+
+    /// Does the player to move in `p` win the plain game? By the plain
+    /// solver this one hands its plain positions to, so the two share
+    /// what they learn.
+    pub fn plain_mover_wins(&mut self, p: &Position) -> bool {
+        self.plain.mover_wins(p)
     }
 
     /// The same solver with the upgrade pruning on whatever the rules: wrong
@@ -326,6 +346,19 @@ impl VariantSolver {
             && let Some(i) = playable.clone().find(|&i| mover[i] > 0)
         {
             return Outcome::won_by(i as u8);
+        }
+        // With no special card left and the order normal, every rule has
+        // nothing left to act on: the rest is the plain game, and the plain
+        // solver (its μ-guided order, its own memo) proves it much faster.
+        // Its winning move indexes these arrays, as the refutation bound
+        // needs, and is a plain card or the pass.
+        let holds =
+            |i: usize| mover.get(i).is_some_and(|&c| c > 0) || other.get(i).is_some_and(|&c| c > 0);
+        if !reversed && !holds(self.classes.cut) && !holds(self.classes.back) {
+            let before = self.plain.positions;
+            let outcome = self.plain.outcome_in(mover, other, nm, no, ranks, field);
+            self.positions += self.plain.positions - before;
+            return outcome;
         }
         // Small positions are re-solved rather than looked up: their
         // subtrees cost less than the cache miss of a memo probe.
@@ -530,7 +563,11 @@ mod tests {
         assert!(plain_mover_wins(&[2, 9], &[5], 0));
         assert!(!plain_variant_wins(&[2, 9], &[5], 0, false, rules));
         assert!(
-            !VariantSolver::new(rules, 1 << 16).mover_wins(&Position::from_cards(&[2, 9], &[5], 0))
+            !VariantSolver::new(rules, 1 << 16, 1 << 16).mover_wins(&Position::from_cards(
+                &[2, 9],
+                &[5],
+                0
+            ))
         );
     }
 
@@ -564,11 +601,11 @@ mod tests {
             p7.ranks = 7;
             p7.field = r as usize;
             let want = plain_variant_wins(&x, &y, r, rev, rules);
-            let mut private = VariantSolver::new(rules, 1 << 16);
+            let mut private = VariantSolver::new(rules, 1 << 16, 1 << 16);
             proptest::prop_assert_eq!(private.mover_wins_in(&p7, rev), want);
             // A shared table of four buckets: most entries are evicted.
             let tiny = Arc::new(SharedMemo::with_bytes(256));
-            let mut shared = VariantSolver::with_shared(rules, tiny, 1 << 12);
+            let mut shared = VariantSolver::with_shared(rules, tiny, 1 << 12, 1 << 12);
             proptest::prop_assert_eq!(shared.mover_wins_in(&p7, rev), want);
         }
 
@@ -585,7 +622,7 @@ mod tests {
             let mut p = Position::from_cards(&x, &y, r);
             p.ranks = 7;
             p.field = r as usize;
-            proptest::prop_assert_eq!(VariantSolver::new(Rules::PLAIN, 1 << 16).mover_wins(&p), want);
+            proptest::prop_assert_eq!(VariantSolver::new(Rules::PLAIN, 1 << 16, 1 << 16).mover_wins(&p), want);
         }
 
         #[test]

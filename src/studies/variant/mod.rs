@@ -19,7 +19,6 @@ use crate::export::Table;
 use crate::games::tanhinmin::formula::mu_pair_counts;
 use crate::games::tanhinmin::memo::SharedMemo;
 use crate::games::tanhinmin::position::Position;
-use crate::games::tanhinmin::solver::Solver;
 use crate::games::tanhinmin::variant::{Rules, VARIANT_MAX_CARDS, VariantSolver};
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
@@ -184,8 +183,12 @@ impl DealStudy for VariantStudy {
 
     fn new_worker(&self) -> Self::Worker {
         VariantWorker {
-            variant: VariantSolver::with_shared(self.rules, self.shared.clone(), self.local_bytes),
-            plain: Solver::new(self.plain_memo_bytes),
+            variant: VariantSolver::with_shared(
+                self.rules,
+                self.shared.clone(),
+                self.local_bytes,
+                self.plain_memo_bytes,
+            ),
         }
     }
 
@@ -202,7 +205,7 @@ impl DealStudy for VariantStudy {
         let before = w.variant.positions;
         let variant = w.variant.mover_wins(&p);
         c.positions += w.variant.positions - before;
-        let plain = w.plain.mover_wins(&p);
+        let plain = w.variant.plain_mover_wins(&p);
         let (mu0, mu1) = mu_pair_counts(&d.first[..ranks], &d.second[..ranks], field);
         let formula = mu0 > mu1;
         c.deals += d.weight;
@@ -239,11 +242,10 @@ impl DealStudy for VariantStudy {
     }
 }
 
-/// A thread's two solvers: the variant's, and the plain game's to tell
+/// A thread's solver: the variant's, whose plain game's solver also tells
 /// when the rules changed the winner.
 pub struct VariantWorker {
     variant: VariantSolver,
-    plain: Solver,
 }
 
 impl VariantStudy {
