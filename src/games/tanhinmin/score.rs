@@ -110,6 +110,10 @@ fn threshold_key(key: u128, v: i32) -> u128 {
 /// minimax of [`ScoreSolver`] must try every move. The closed form (C1)
 /// only picks `v`; the searches decide.
 ///
+/// Where the answer is the plain game's (a threshold of at most 1 for a
+/// mover who wins, of at least 0 for one who loses), a plain solver of its
+/// own proves it instead; see [`Self::search`].
+///
 /// Memo entries are canonical keys with the threshold folded in, in the
 /// shared lock-free table kept across deals when they fit 63 bits (up to
 /// 24 cards), else in a private table of the thread.

@@ -13,6 +13,13 @@
 //! variant is the plain game, and a test holds the two solvers equal there.
 //!
 //! What carries over from the plain solver ([`super::solver`]), and why:
+//! - **The plain solver itself**, where the rules have nothing left to act
+//!   on: with no card of a special rank in either hand and the order
+//!   normal, the rest of the game is the plain game, and the variant
+//!   solver hands the position to a plain solver of its own (μ-guided
+//!   order, its own memo), which proves it by search. On 4,000 13x13 deals
+//!   this made 8-cut 2.3x faster (its cut cards are tried first, so most
+//!   lines soon have none left), 11-back 1.3x and both 1.15x.
 //! - **Canonical keys.** Nobody ever plays on their own card: after a play
 //!   the opponent moves, and a cut or a pass clears the field. So adjacent
 //!   ranks held by one player only are still interchangeable, *except* a
