@@ -257,6 +257,11 @@ enum Upgrade {
     /// A card of neither special rank, to the next strength that is not
     /// special either (the upgrade the 8-cut solver relies on).
     PlainToPlain,
+    /// As `PlainToPlain`, for a card above the back rank only, in the
+    /// states a game reaches: a reversed trick starts at the back rank, so
+    /// its field card is never above it (the upgrade the 11-back solver
+    /// relies on).
+    AboveBack,
 }
 
 /// The smallest position (fewest cards) where upgrading one of the mover's
@@ -276,7 +281,8 @@ fn smallest_upgrade_that_hurts(rules: Rules, kind: Upgrade) -> Option<(Vec<u32>,
                 continue;
             }
             for (r, reversed) in (0..=6u32).flat_map(|r| [(r, false), (r, true)]) {
-                if (reversed && (r == 0 || rules.back.is_none()))
+                let unreachable = kind == Upgrade::AboveBack && rules.back.is_some_and(|b| r > b);
+                if (reversed && (r == 0 || rules.back.is_none() || unreachable))
                     || !plain_variant_wins(x, y, r, reversed, rules)
                 {
                     continue;
@@ -284,8 +290,15 @@ fn smallest_upgrade_that_hurts(rules: Rules, kind: Upgrade) -> Option<(Vec<u32>,
                 let hurt = (0..x.len()).any(|i| {
                     let to = match kind {
                         Upgrade::Any => x[i] + 1,
-                        Upgrade::PlainToPlain if special(x[i]) => return false,
-                        Upgrade::PlainToPlain => (x[i] + 1..=6).find(|&c| !special(c)).unwrap_or(7),
+                        Upgrade::AboveBack if rules.back.is_some_and(|b| x[i] <= b) => {
+                            return false;
+                        }
+                        Upgrade::PlainToPlain | Upgrade::AboveBack if special(x[i]) => {
+                            return false;
+                        }
+                        Upgrade::PlainToPlain | Upgrade::AboveBack => {
+                            (x[i] + 1..=6).find(|&c| !special(c)).unwrap_or(7)
+                        }
                     };
                     let mut up = x.clone();
                     up[i] = to;
@@ -312,8 +325,9 @@ fn smallest_upgrade_that_hurts(rules: Rules, kind: Upgrade) -> Option<(Vec<u32>,
 /// wherever the weaker one was and leaves the opponent fewer replies, but a
 /// cut card upgraded loses its rule; reversed, a stronger card is playable
 /// in fewer places. Checked here on the plain recursion of each variant:
-/// no plain-to-plain upgrade hurts under 8-cut (nor any upgrade in the
-/// plain game, so the search can come up empty), and the smallest positions
+/// no plain-to-plain upgrade hurts under 8-cut, nor under 11-back for cards
+/// above the back rank (nor any upgrade in the plain game, so the search
+/// can come up empty), and the smallest positions
 /// where the switched-off upgrades would have given a wrong answer.
 #[test]
 fn the_upgrade_pruning_holds_where_the_solver_uses_it_and_fails_where_it_is_off() {
@@ -331,6 +345,24 @@ fn the_upgrade_pruning_holds_where_the_solver_uses_it_and_fails_where_it_is_off(
             None,
             "8-cut at {c}: a plain card upgraded never hurts"
         );
+    }
+    // Under 11-back (with or without a cut), cards above the back rank are
+    // never played in a reversed trick, so upgrading them never hurts.
+    for b in 1..=5 {
+        for c in [None, Some(1), Some(b + 1), Some(6)]
+            .into_iter()
+            .filter(|&c| c != Some(b))
+        {
+            let rules = Rules {
+                cut: c,
+                back: Some(b),
+            };
+            assert_eq!(
+                smallest_upgrade_that_hurts(rules, Upgrade::AboveBack),
+                None,
+                "{rules:?}: a plain card above the back rank upgraded never hurts"
+            );
+        }
     }
     for (rules, kind) in [
         (cut(3), Upgrade::Any),

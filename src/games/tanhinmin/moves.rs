@@ -124,7 +124,7 @@ impl RefutationBound {
 }
 
 /// What the count-based move generator ([`move_classes`]) needs of a rule
-/// set: its special ranks as indices (`usize::MAX` when off) and whether a
+/// set: its special ranks as indices (`usize::MAX` when off) and where a
 /// card upgraded never hurts its holder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClassRules {
@@ -132,8 +132,12 @@ pub struct ClassRules {
     pub cut: usize,
     /// The back rank's index (11-back).
     pub back: usize,
-    /// Does "a card upgraded never hurts its holder" hold (no back rule)?
-    pub upgrades: bool,
+    /// The weakest rank index from which "a card upgraded to a stronger
+    /// card of neither special rank never hurts its holder" holds for the
+    /// cards of neither special rank: 0 in the plain game and under 8-cut,
+    /// the rank above the back rank under 11-back (cards that no reversed
+    /// trick can take), `usize::MAX` for none.
+    pub upgrades_from: usize,
 }
 
 impl ClassRules {
@@ -142,8 +146,15 @@ impl ClassRules {
     pub const PLAIN: ClassRules = ClassRules {
         cut: usize::MAX,
         back: usize::MAX,
-        upgrades: true,
+        upgrades_from: 0,
     };
+
+    /// Can a card of rank index `i` be upgraded without hurting (and so
+    /// stand for a class, or be refuted by the refutation bound)?
+    #[inline]
+    pub fn upgradable(&self, i: usize) -> bool {
+        i >= self.upgrades_from && i != self.cut && i != self.back
+    }
 }
 
 /// Writes the card moves worth trying into `moves` (rank indices) and
@@ -160,7 +171,7 @@ impl ClassRules {
 /// replies, the same number of blocked cards (in either order) and hands
 /// with the same key: one move stands for the group, under every rule.
 ///
-/// Where a card can be upgraded ([`ClassRules::upgrades`]), a class may also
+/// Where a card can be upgraded ([`ClassRules::upgradable`]), a class may also
 /// start at a rank the opponent holds too: its card leaves the opponent the
 /// same replies as the mover-only cards above it and keeps a stronger card
 /// in hand, so it wins whenever any of them wins, as in the plain solver.
@@ -188,7 +199,7 @@ pub fn move_classes(
             continue;
         }
         if b > 0 {
-            in_class = a > 0 && rules.upgrades;
+            in_class = a > 0 && rules.upgradable(i);
             if a > 0 {
                 moves[count] = i as u8;
                 count += 1;
