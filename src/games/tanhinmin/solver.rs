@@ -131,13 +131,15 @@ impl Solver {
         let nm = p.mover[..p.ranks].iter().map(|&c| c as u32).sum();
         let no = p.other[..p.ranks].iter().map(|&c| c as u32).sum();
         let (ranks, field) = (p.ranks, p.field);
-        self.search(&mut p.mover, &mut p.other, nm, no, ranks, field)
+        self.outcome_in(&mut p.mover, &mut p.other, nm, no, ranks, field)
+            .win
     }
 
-    /// The search on count arrays as they are, for a search nested in
-    /// another game's (the card-count thresholds): ranks nobody holds may
-    /// stay, so a winning move's byte indexes these arrays. The arrays are
-    /// restored before it returns.
+    /// The search on count arrays as they are, also for a search nested in
+    /// another game's (the card-count thresholds, the variants once no
+    /// special card is left): ranks nobody holds may stay, so a winning
+    /// move's byte indexes these arrays. The arrays are restored before it
+    /// returns.
     pub(crate) fn outcome_in(
         &mut self,
         mover: &mut Hand,
@@ -184,19 +186,6 @@ impl Solver {
             }
         }
         moves
-    }
-
-    fn search(
-        &mut self,
-        mover: &mut Hand,
-        other: &mut Hand,
-        n_mover: u32,
-        n_other: u32,
-        ranks: usize,
-        field: usize,
-    ) -> bool {
-        self.search_hinted(mover, other, n_mover, n_other, ranks, field, Hint::UNKNOWN)
-            .win
     }
 
     /// The first move to try, if the move order names one. `expect_win`:
