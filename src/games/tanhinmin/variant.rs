@@ -132,30 +132,12 @@ pub const VARIANT_MAX_CARDS: u32 = 53;
 const TAIL_BITS: u32 = 6 + 6 + 1 + 1 + 6;
 const _: () = assert!(1 + 2 * VARIANT_MAX_CARDS + TAIL_BITS <= 128);
 
-/// The canonical key of a variant position: the plain game's groups (see
-/// [`super::position::canonical_key`]) with each special rank in a group
-/// of its own, then the place (card index, 63 if nobody holds it) of the
-/// cut and back groups, the order bit, whether a card is on the field, and
-/// the number of the mover's cards the field blocks. `mover`, `other` need
-/// not be compressed: empty ranks write nothing. At most
-/// [`VARIANT_MAX_CARDS`] cards.
-pub fn variant_key(
-    mover: &[u8],
-    other: &[u8],
-    field: usize,
-    reversed: bool,
-    cut: usize,
-    back: usize,
-) -> u128 {
-    key_in::<u128>(mover, other, field, reversed, cut, back)
-}
-
 /// Most cards whose [`variant_key`] fits 63 bits: a leading bit, two bits
 /// a card and the tail.
 pub const SMALL_VARIANT_CARDS: u32 = (63 - 1 - TAIL_BITS) / 2;
 
 /// The integers a variant key is built in.
-trait KeyWord:
+pub(crate) trait KeyWord:
     Copy
     + From<u32>
     + From<bool>
@@ -183,10 +165,17 @@ impl KeyWord for u128 {
     }
 }
 
-/// The one implementation of [`variant_key`], in the word `K`, which must
-/// hold all its bits.
+/// The canonical key of a variant position: the plain game's groups (see
+/// [`super::position::canonical_key`]) with each special rank in a group
+/// of its own, then the place (card index, 63 if nobody holds it) of the
+/// cut and back groups, the order bit, whether a card is on the field, and
+/// the number of the mover's cards the field blocks. `mover`, `other` need
+/// not be compressed: empty ranks write nothing. At most
+/// [`VARIANT_MAX_CARDS`] cards. Built in the word `K`, which must hold
+/// all its bits: u128 always fits; u64 is faster (a variable shift of a
+/// u128 costs several instructions) and fits [`SMALL_VARIANT_CARDS`].
 #[inline(always)]
-fn key_in<K: KeyWord>(
+pub(crate) fn variant_key<K: KeyWord>(
     mover: &[u8],
     other: &[u8],
     field: usize,
@@ -501,9 +490,9 @@ impl VariantSolver {
     fn key(&self, mover: &[u8], other: &[u8], field: usize, reversed: bool, cards: u32) -> u128 {
         let (cut, back) = (self.classes.cut, self.classes.back);
         if cards <= SMALL_VARIANT_CARDS {
-            u128::from(key_in::<u64>(mover, other, field, reversed, cut, back))
+            u128::from(variant_key::<u64>(mover, other, field, reversed, cut, back))
         } else {
-            variant_key(mover, other, field, reversed, cut, back)
+            variant_key::<u128>(mover, other, field, reversed, cut, back)
         }
     }
 
@@ -699,8 +688,8 @@ mod tests {
             let cut = if cut < ranks { cut } else { NO_RANK };
             let back = if back < ranks && back != cut { back } else { NO_RANK };
             proptest::prop_assert_eq!(
-                u128::from(key_in::<u64>(m, o, field, reversed, cut, back)),
-                variant_key(m, o, field, reversed, cut, back)
+                u128::from(variant_key::<u64>(m, o, field, reversed, cut, back)),
+                variant_key::<u128>(m, o, field, reversed, cut, back)
             );
         }
     }
@@ -728,8 +717,8 @@ mod tests {
         assert!(plain_variant_wins(&[1, 6], &[1, 6], 7, false, rules));
         let (m, o) = ([1u8, 0, 0, 0, 0, 1, 0], [1u8, 0, 0, 0, 0, 1, 0]);
         assert_ne!(
-            variant_key(&m, &o, 0, false, NO_RANK, 5),
-            variant_key(&m, &o, 7, false, NO_RANK, 5) & !63
+            variant_key::<u128>(&m, &o, 0, false, NO_RANK, 5),
+            variant_key::<u128>(&m, &o, 7, false, NO_RANK, 5) & !63
         );
     }
 
@@ -739,12 +728,15 @@ mod tests {
         // Mover holds ranks 1, 2, 3 (2 is the cut), the opponent rank 4.
         let m = [1u8, 1, 1, 0];
         let o = [0u8, 0, 0, 1];
-        let with_cut = variant_key(&m, &o, 0, false, rules_cut, NO_RANK);
-        let plain = variant_key(&m, &o, 0, false, NO_RANK, NO_RANK);
+        let with_cut = variant_key::<u128>(&m, &o, 0, false, rules_cut, NO_RANK);
+        let plain = variant_key::<u128>(&m, &o, 0, false, NO_RANK, NO_RANK);
         assert_ne!(with_cut, plain);
         // Without special ranks, a run of one owner's ranks is one group:
         // {1, 2, 3} and {1, 1, 2} are the same game and the same key.
         let m2 = [2u8, 1, 0, 0];
-        assert_eq!(plain, variant_key(&m2, &o, 0, false, NO_RANK, NO_RANK));
+        assert_eq!(
+            plain,
+            variant_key::<u128>(&m2, &o, 0, false, NO_RANK, NO_RANK)
+        );
     }
 }
