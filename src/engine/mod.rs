@@ -313,39 +313,49 @@ pub fn run<S: Workload>(
         // This shard's chunks of the cell, as arithmetic on indices: no
         // list of them is ever built.
         let (first, count) = shard.first_and_count(plan.cell_range(cell));
+        // A u64 range is not an indexed parallel iterator; a usize one is.
+        let count = usize::try_from(count)?;
+        // One job per chunk (`with_max_len(1)`): rayon otherwise cuts the
+        // range into a few long runs that a thread works through alone, so
+        // an idle thread cannot take over a chunk still waiting in another's
+        // run. With chunks of uneven cost (26x26 deals differ 60x), one
+        // thread then finished the last 105 of 1,000 chunks by itself.
         let outcome: anyhow::Result<()> = pool.install(|| {
-            (0..count).into_par_iter().try_for_each(|k| {
-                let global = first + k * shard.count;
-                if stop.load(Ordering::Relaxed) || done_before.contains(&global) {
-                    return Ok(());
-                }
-                let chunk = &plan.chunk(cell, global);
-                let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
-                let mut counts = S::Counts::default();
-                {
-                    let mut worker = workers[slot].lock().expect("worker poisoned");
-                    // A stop request abandons the chunk between instances
-                    // (it is redone on resume), so a long chunk does not
-                    // hold up a stop.
-                    study.for_each_instance(chunk, |inst| {
-                        if !stop.load(Ordering::Relaxed) {
-                            study.evaluate(&mut worker, inst, &mut counts)
-                        }
-                    });
-                }
-                if stop.load(Ordering::Relaxed) {
-                    return Ok(());
-                }
-                if let Some(j) = &journal {
-                    j.lock()
-                        .expect("journal poisoned")
-                        .record(chunk.global, &counts)?;
-                }
-                S::merge(&mut merged.lock().expect("counts poisoned"), counts);
-                done_here.fetch_add(1, Ordering::Relaxed);
-                progress.add(chunk.len);
-                Ok(())
-            })
+            (0..count)
+                .into_par_iter()
+                .with_max_len(1)
+                .try_for_each(|k| {
+                    let global = first + k as u64 * shard.count;
+                    if stop.load(Ordering::Relaxed) || done_before.contains(&global) {
+                        return Ok(());
+                    }
+                    let chunk = &plan.chunk(cell, global);
+                    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+                    let mut counts = S::Counts::default();
+                    {
+                        let mut worker = workers[slot].lock().expect("worker poisoned");
+                        // A stop request abandons the chunk between instances
+                        // (it is redone on resume), so a long chunk does not
+                        // hold up a stop.
+                        study.for_each_instance(chunk, |inst| {
+                            if !stop.load(Ordering::Relaxed) {
+                                study.evaluate(&mut worker, inst, &mut counts)
+                            }
+                        });
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        return Ok(());
+                    }
+                    if let Some(j) = &journal {
+                        j.lock()
+                            .expect("journal poisoned")
+                            .record(chunk.global, &counts)?;
+                    }
+                    S::merge(&mut merged.lock().expect("counts poisoned"), counts);
+                    done_here.fetch_add(1, Ordering::Relaxed);
+                    progress.add(chunk.len);
+                    Ok(())
+                })
         });
         progress.finish();
         outcome?;
