@@ -160,6 +160,12 @@ impl DealSource {
         self.deck.copies.len()
     }
 
+    /// Cards in the largest deal of any cell (both hands together): what
+    /// sizes the memo and decides where its positions fall.
+    pub fn largest_deal_cards(&self) -> u32 {
+        self.cells.iter().map(|&[a, b]| a + b).max().unwrap_or(0)
+    }
+
     /// Distinct deals (exhaustive) or sampled deals per cell.
     pub fn cell_sizes(&self) -> Vec<u64> {
         self.spaces
@@ -355,7 +361,7 @@ fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
     if let Some(mb) = config.solver.memo_mb {
         return mb.saturating_mul(1 << 20);
     }
-    let cards = source.cells.iter().map(|&[a, b]| a + b).max().unwrap_or(0);
+    let cards = source.largest_deal_cards();
     let log2 = match source.mode {
         Mode::Exhaustive => (12 + cards + source.memo_scale_log2).min(32),
         Mode::Sample => (16 + cards / 2 + source.memo_scale_log2).min(30),

@@ -287,8 +287,7 @@ impl Study for VariantStudy {
         // 24 26x26 deals, 2 threads, the automatic 1 GiB: 1.3x to 2.2x
         // faster, 1.6x in all; 4 GiB in all searched no fewer positions.)
         let plain_memo_bytes = (share / 4).min(64 << 20);
-        let largest = source.cells.iter().map(|&[a, b]| a + b).max().unwrap_or(0);
-        let local_quarters = if largest > 2 * SMALL_VARIANT_CARDS {
+        let local_quarters = if source.largest_deal_cards() > 2 * SMALL_VARIANT_CARDS {
             3
         } else {
             1
