@@ -147,6 +147,9 @@ fn fingerprint(hash: &str, shards: u64, index: u64) -> String {
 pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let started_unix = manifest::unix_now();
+    // The study refuses a bad config before anything is written.
+    let study = S::build(config, &ctx.build_context())?;
+    let _only_writer = lock_out_dir(&ctx.out_dir)?;
     let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);
     let holds_progress = std::fs::metadata(&checkpoint).is_ok_and(|m| m.len() > 0);
     if holds_progress && !ctx.resume && !ctx.fresh {
@@ -155,7 +158,6 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             checkpoint.display()
         )));
     }
-    let study = S::build(config, &ctx.build_context())?;
     let plan = engine::Plan::new(&study);
     let hash = result_hash(config, &chunk_sizes(&study));
     let (shards, index) = ctx.shard.unwrap_or((1, 0));
@@ -270,6 +272,54 @@ fn print_summary(
 
 /// Removes the temporary files that a killed run of this directory left
 /// behind while writing its outputs (`.NAME.PID.tmp` of another process).
+/// Makes this process the only runner writing to `dir` until the returned
+/// handle is dropped (at the latest, when the process exits, however it
+/// ends), or refuses if another holds it.
+///
+/// Why: two runs started on one `--out` by mistake would both append to
+/// the checkpoint, delete each other's temporary files and race on every
+/// table. The lock is an advisory `flock` on the directory itself, so it
+/// leaves no lock file behind in results that are committed, and the
+/// kernel releases it when a run is killed, so it never goes stale.
+fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(refuse(format!(
+            "{}: the output directory is a file",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        refuse(format!(
+            "{}: cannot create the output directory: {e}",
+            dir.display()
+        ))
+    })?;
+    let handle = std::fs::File::open(dir).map_err(|e| {
+        refuse(format!(
+            "{}: cannot open the output directory: {e}",
+            dir.display()
+        ))
+    })?;
+    match handle.try_lock() {
+        Ok(()) => Ok(handle),
+        Err(std::fs::TryLockError::WouldBlock) => Err(refuse(format!(
+            "{}: another runner is writing to this directory; wait for it to finish (or stop it with Ctrl-C), or choose another --out",
+            dir.display()
+        ))),
+        // Some network filesystems refuse flock on a read-only handle
+        // (NFS emulates it with byte-range locks). A cluster run there must
+        // still go ahead: the lock guards against a mistake, it is not what
+        // makes outputs whole (atomic renames and the journal do that).
+        Err(std::fs::TryLockError::Error(e)) => {
+            eprintln!(
+                "note: {}: cannot lock the output directory ({e}); make sure no other run writes to it",
+                dir.display()
+            );
+            Ok(handle)
+        }
+    }
+}
+
 fn remove_stale_temp_files(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -562,6 +612,7 @@ where
     let study = S::build(&config, &ctx.build_context())?;
     let counts: Vec<&S::Counts> = cells.iter().collect();
     let out = &ctx.out_dir;
+    let _only_writer = lock_out_dir(out)?;
     remove_stale_temp_files(out);
     let mut written = write_tables(&study, &counts, &config, out)?;
     let summary = study.summary(&counts, out);

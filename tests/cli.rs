@@ -547,6 +547,81 @@ fn a_run_over_an_hour_says_so_in_one_line_before_it_starts() {
 }
 
 #[test]
+fn a_second_run_on_a_directory_in_use_is_refused_and_leaves_it_alone() {
+    use std::io::BufRead;
+    let dir = scratch("locked-out");
+    let cfg = dir.join("d12.toml");
+    // Hours of work, so the first run is still going when the second starts.
+    std::fs::write(
+        &cfg,
+        "[experiment]\nname = \"d12\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[12, 12]]\n[solver]\nmemo_mb = 64\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let mut first = runner()
+        .args(["--config", cfg.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--progress-secs", "1"])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first progress line comes after the journal is open, so by then
+    // the first run holds the directory.
+    let mut reader = std::io::BufReader::new(first.stderr.take().unwrap());
+    let mut line = String::new();
+    while reader.read_line(&mut line).unwrap() > 0 && !line.starts_with("progress:") {
+        line.clear();
+    }
+    // Kills the first run however this test ends, so a failure cannot
+    // leave hours of work behind.
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut first = KillOnDrop(first);
+    // Without a lock, the plain start would be refused only for the
+    // checkpoint, and the message tells the two apart; it goes first so a
+    // missing lock fails here, before a --resume could run for hours.
+    for extra in [&[][..], &["--resume"], &["--fresh"]] {
+        let mut args = vec!["--config", cfg.to_str().unwrap(), "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        let err = stderr(&o);
+        assert!(
+            err.contains(out.to_str().unwrap()) && err.contains("another runner is writing"),
+            "{extra:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(o.status.code(), Some(2), "{err}");
+    }
+    assert!(
+        first.0.try_wait().unwrap().is_none(),
+        "the first run ended before the others started"
+    );
+    drop(first);
+    // The kernel drops the lock with its holder, even on SIGKILL: the
+    // directory is usable again at once.
+    let o = run(&run_args(&repo("configs/quick.toml"), &out, &["--fresh"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn an_output_path_that_is_a_file_is_refused() {
+    let dir = scratch("out-is-file");
+    let file = dir.join("taken");
+    std::fs::write(&file, "x").unwrap();
+    let o = run(&run_args(&repo("configs/quick.toml"), &file, &[]));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a file"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+#[test]
 fn pictures_name_the_run_and_report_holds_every_table_and_picture() {
     let dir = scratch("report");
     let out = dir.join("quick");
