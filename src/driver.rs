@@ -671,7 +671,9 @@ pub fn calibrate<S: Study>(
     let study = S::build(config, &ctx.build_context())?;
     let build_seconds = built.elapsed().as_secs_f64();
     let plan = engine::Plan::new(&study);
-    let (chunks_run, seconds) = time_sample(&study, &plan, ctx, budget)?;
+    let Some((chunks_run, seconds)) = time_sample(&study, &plan, ctx, budget)? else {
+        anyhow::bail!("stopped during calibration");
+    };
     Ok(Calibration {
         build_seconds,
         chunks_run,
@@ -682,13 +684,14 @@ pub fn calibrate<S: Study>(
 
 /// Runs evenly spaced chunks of `plan` quietly, more each round, until a
 /// round takes a quarter of `budget` or every chunk has run; returns the
-/// chunks and the wall seconds of the last round. Nothing is written.
+/// chunks and the wall seconds of the last round, or `None` if a stop was
+/// requested meanwhile. Nothing is written.
 fn time_sample<S: Study>(
     study: &S,
     plan: &engine::Plan,
     ctx: &RunContext,
     budget: std::time::Duration,
-) -> anyhow::Result<(u64, f64)> {
+) -> anyhow::Result<Option<(u64, f64)>> {
     let total = plan.len();
     let opts = engine::RunOptions {
         threads: ctx.threads,
@@ -709,16 +712,19 @@ fn time_sample<S: Study>(
         if let Outcome::Interrupted { .. } =
             engine::run(study, plan, shard, &opts, None, &ctx.stop)?
         {
-            anyhow::bail!("stopped during calibration");
+            return Ok(None);
         }
         let seconds = timer.elapsed().as_secs_f64();
         // The first round only warms up: it pays for first touches of the
-        // memo that the real run pays once, not per chunk.
-        let warmed = round > 0;
+        // memo that the real run pays once, not per chunk. Unless its
+        // chunks are so long (26x26 deals under 11-back take minutes) that
+        // the warm-up is a small share of them, and another round would
+        // cost minutes more, with nothing shown and nothing checkpointed.
+        let warmed = round > 0 || seconds >= 10.0 * budget.as_secs_f64();
         if stride == 1
             || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
         {
-            return Ok((shard.chunks_of(plan), seconds));
+            return Ok(Some((shard.chunks_of(plan), seconds)));
         }
         // Aim the next round at a quarter of the budget.
         let per_chunk = seconds / shard.chunks_of(plan).max(1) as f64;
@@ -748,7 +754,13 @@ fn warn_if_long<S: Study>(
     if matches!(ctx.progress, progress::Mode::Quiet) || plan.len() < TIMED_PLAN_CHUNKS {
         return Ok(());
     }
-    let (sampled, seconds) = time_sample(study, plan, ctx, std::time::Duration::from_millis(1000))?;
+    // A stop during the sample leaves the flag set: the run that follows
+    // starts no chunk and ends as interrupted, with exit status 4.
+    let Some((sampled, seconds)) =
+        time_sample(study, plan, ctx, std::time::Duration::from_millis(1000))?
+    else {
+        return Ok(());
+    };
     let remaining = shard.chunks_of(plan).saturating_sub(journal.done_count());
     let estimate = seconds / sampled.max(1) as f64 * remaining as f64;
     if estimate > LONG_RUN_SECONDS {

@@ -269,6 +269,41 @@ fn killed_runs_resume_to_the_identical_result() {
 
 #[cfg(unix)]
 #[test]
+fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
+    // A run that is not quiet first times a sample of its chunks, to warn
+    // if it will take hours. Here the sample lasts well over a second (600
+    // chunks of one 24x24 8-cut deal each, one thread), so the signal at
+    // one second lands in it. It once ended the run as a fault (exit 3,
+    // "stopped during calibration") instead of as interrupted.
+    let dir = scratch("term-calibration");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 600\n[rules]\ncut = 6\n[hands]\nsizes = [[24, 24]]\n[solver]\nmemo_mb = 64\n",
+    );
+    let out = dir.join("out");
+    let child = runner()
+        .args(["--config", cfg.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--progress-secs", "1", "-j", "1"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(!err.contains("error"), "{err}");
+    assert!(err.contains("--resume"), "{err}");
+}
+
+#[test]
 fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let dir = scratch("term");
     let cfg = write_config(&dir, "c.toml", SLOW);
