@@ -91,7 +91,14 @@ fn mix(key: u128) -> u64 {
 }
 
 /// A fixed-size table of verdicts in buckets of one cache line.
-pub struct BucketMemo<S> {
+///
+/// `RANKED_BITS` bits above the field bits hold a second quantity under
+/// which verdicts are monotone the same way (the card-count game's score
+/// threshold: reaching a higher score implies reaching every lower one),
+/// so the bucket is chosen by the hands alone and a lookup answers from
+/// an entry that decides it under either order. Zero for the win/lose
+/// games.
+pub struct BucketMemo<S, const RANKED_BITS: u32 = 0> {
     slots: Box<[S]>,
     /// First slot of the first bucket, chosen so buckets sit on cache lines.
     base: usize,
@@ -103,7 +110,10 @@ pub type SharedMemo = BucketMemo<AtomicU64>;
 /// One solver's own table, for keys of up to 127 bits.
 pub type PrivateMemo = BucketMemo<Cell<u128>>;
 
-impl<S: Slot> BucketMemo<S> {
+impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
+    /// Bits under the hands: the ranked quantity and the field.
+    const TAIL_BITS: u32 = RANKED_BITS + FIELD_BITS;
+
     const SLOTS: usize = LINE_BYTES / std::mem::size_of::<S>();
 
     /// A table of at most `bytes` bytes (rounded down to a power of two
@@ -142,7 +152,7 @@ impl<S: Slot> BucketMemo<S> {
     #[inline]
     fn bucket(&self, key: u128) -> &[S] {
         let start =
-            self.base + (mix(key >> FIELD_BITS) as usize & (self.buckets - 1)) * Self::SLOTS;
+            self.base + (mix(key >> Self::TAIL_BITS) as usize & (self.buckets - 1)) * Self::SLOTS;
         &self.slots[start..start + Self::SLOTS]
     }
 
@@ -162,23 +172,28 @@ impl<S: Slot> BucketMemo<S> {
 
     /// The verdict for `key` (a canonical key: nonzero, at most
     /// `S::MAX_KEY`), from its own entry or from the same hands under a
-    /// field that decides it: lost under a field no higher, or won under
-    /// one no lower.
+    /// field (and ranked quantity) that decides it: lost under a field no
+    /// higher, or won under one no lower.
     #[inline]
     pub fn get(&self, key: u128) -> Option<bool> {
         debug_assert!(key != 0 && key <= S::MAX_KEY);
-        let hands = key >> FIELD_BITS;
+        let hands = key >> Self::TAIL_BITS;
         let blocked = key & FIELD_MASK;
+        let ranked = (key >> FIELD_BITS) & ((1 << RANKED_BITS) - 1);
         for slot in self.bucket(key) {
             let e = slot.load();
             if e == 0 {
                 return None;
             }
             let k = e >> 1;
-            if k >> FIELD_BITS == hands {
+            if k >> Self::TAIL_BITS == hands {
                 let win = e & 1 == 1;
                 let b = k & FIELD_MASK;
-                if b == blocked || (win && b >= blocked) || (!win && b <= blocked) {
+                let r = (k >> FIELD_BITS) & ((1 << RANKED_BITS) - 1);
+                if (b == blocked && r == ranked)
+                    || (win && b >= blocked && r >= ranked)
+                    || (!win && b <= blocked && r <= ranked)
+                {
                     return Some(win);
                 }
             }
@@ -341,6 +356,36 @@ mod tests {
         private.insert(long | 1, false);
         assert_eq!(private.get(long | 7), Some(false));
         assert_eq!(private.get(long), None);
+    }
+
+    #[test]
+    fn a_ranked_quantity_decides_like_the_field_and_only_both_ways_together() {
+        // Two ranked bits above the field: a win at rank 2, field 3 holds
+        // for every rank and field no higher; a loss at rank 1, field 2 for
+        // every rank and field no lower. Mixed directions decide nothing.
+        let memo = BucketMemo::<AtomicU64, 2>::with_bytes(1 << 16);
+        let at = |hands: u128, rank: u128, field: u128| {
+            (hands << (2 + FIELD_BITS)) | (rank << FIELD_BITS) | field
+        };
+        memo.insert(at(0b101, 2, 3), true);
+        assert_eq!(memo.get(at(0b101, 2, 3)), Some(true));
+        assert_eq!(memo.get(at(0b101, 1, 3)), Some(true));
+        assert_eq!(memo.get(at(0b101, 0, 0)), Some(true));
+        assert_eq!(memo.get(at(0b101, 3, 3)), None);
+        assert_eq!(memo.get(at(0b101, 1, 4)), None);
+        memo.insert(at(0b110, 1, 2), false);
+        assert_eq!(memo.get(at(0b110, 3, 9)), Some(false));
+        assert_eq!(memo.get(at(0b110, 1, 2)), Some(false));
+        assert_eq!(memo.get(at(0b110, 0, 2)), None);
+        assert_eq!(memo.get(at(0b110, 2, 1)), None);
+        // Other hands learn nothing, whatever their rank and field.
+        assert_eq!(memo.get(at(0b111, 0, 0)), None);
+        assert_eq!(memo.get(at(0b111, 3, 9)), None);
+        let private = BucketMemo::<Cell<u128>, 2>::with_bytes(1 << 16);
+        let long = 1u128 << 110;
+        private.insert(at(long, 2, 0), false);
+        assert_eq!(private.get(at(long, 3, 0)), Some(false));
+        assert_eq!(private.get(at(long, 1, 0)), None);
     }
 
     #[test]

@@ -19,8 +19,8 @@ use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::games::cards::strengths;
-use crate::games::tanhinmin::memo::SharedMemo;
 use crate::games::tanhinmin::position::Position;
+use crate::games::tanhinmin::score::ThresholdShared;
 use crate::games::tanhinmin::score::{
     Conjecture, ScoreSolver, THRESHOLD_MAX_CARDS, ThresholdSolver, c1_off_by_one, c1_value,
 };
@@ -91,7 +91,7 @@ pub struct ScoreStudy {
     pub by_threshold: bool,
     /// Threshold entries of up to 24 cards, shared by all threads and kept
     /// across deals.
-    shared: std::sync::Arc<SharedMemo>,
+    shared: std::sync::Arc<ThresholdShared>,
     /// Private memo bytes per worker, split between the threshold search's
     /// larger positions and the full-value minimax.
     memo_bytes: usize,
@@ -188,7 +188,7 @@ impl Study for ScoreStudy {
         // workers' private tables.
         let budget = memo_budget(config, &source);
         Ok(ScoreStudy {
-            shared: std::sync::Arc::new(SharedMemo::with_bytes(budget / 2)),
+            shared: std::sync::Arc::new(ThresholdShared::with_bytes(budget / 2)),
             memo_bytes: budget / 2 / ctx.threads.max(1),
             by_threshold: true,
             source,
