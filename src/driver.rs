@@ -734,6 +734,9 @@ fn time_sample<S: Study>(
     unreachable!("the rounds above end by returning")
 }
 
+/// A sample of the run that takes longer than this says so.
+const SLOW_SAMPLE_NOTE_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Runs shorter than this get no warning before they start.
 const LONG_RUN_SECONDS: f64 = 3600.0;
 
@@ -756,9 +759,25 @@ fn warn_if_long<S: Study>(
     }
     // A stop during the sample leaves the flag set: the run that follows
     // starts no chunk and ends as interrupted, with exit status 4.
-    let Some((sampled, seconds)) =
-        time_sample(study, plan, ctx, std::time::Duration::from_millis(1000))?
-    else {
+    // The sample runs whole chunks, and a chunk can take minutes (one
+    // 26x26 deal under 11-back took over an hour): say what is going on
+    // rather than stay silent until it ends.
+    let (finished, finished_rx) = std::sync::mpsc::channel::<()>();
+    let sample = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                finished_rx.recv_timeout(SLOW_SAMPLE_NOTE_AFTER)
+            {
+                eprintln!(
+                    "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while, and the sample is not checkpointed (Ctrl-C stops it)"
+                );
+            }
+        });
+        let sample = time_sample(study, plan, ctx, std::time::Duration::from_millis(1000));
+        drop(finished);
+        sample
+    });
+    let Some((sampled, seconds)) = sample? else {
         return Ok(());
     };
     let remaining = shard.chunks_of(plan).saturating_sub(journal.done_count());

@@ -304,6 +304,45 @@ fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
 }
 
 #[test]
+fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
+    use std::io::BufRead;
+    // 11-back at 26x26: the sample's second deal (of 1,000, seed 26) took
+    // over an hour on one thread, so the note's 10 s come first anywhere.
+    let dir = scratch("slow-sample");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
+    );
+    let mut child = runner()
+        .args(["--config", cfg.to_str().unwrap(), "--out"])
+        .arg(dir.join("out"))
+        .args(["--progress-secs", "1", "-j", "1"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Read on another thread, so a silent run fails this test after a
+    // minute instead of holding it for hours.
+    let stderr = child.stderr.take().unwrap();
+    let (line_tx, line_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let first = std::io::BufReader::new(stderr).lines().next();
+        let _ = line_tx.send(first.map(|l| l.unwrap()));
+    });
+    let first = line_rx.recv_timeout(Duration::from_secs(60));
+    let _ = child.kill();
+    let _ = child.wait();
+    let first = first
+        .expect("no line within a minute")
+        .expect("a line before the run ends");
+    assert!(
+        first.starts_with("note: timing a sample of the run before it starts"),
+        "{first}"
+    );
+}
+
+#[test]
 fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let dir = scratch("term");
     let cfg = write_config(&dir, "c.toml", SLOW);
