@@ -506,26 +506,29 @@ fn dry_run_prints_the_plan_and_runs_nothing() {
     assert!(!out.exists(), "a dry run writes nothing");
 }
 
-#[test]
-fn a_run_over_an_hour_says_so_in_one_line_before_it_starts() {
-    use std::io::BufRead;
-    let dir = scratch("long-run");
+/// Writes a config of every 12x12 deal (67.7 billion rank patterns, many
+/// hours on any machine this project runs on) and starts it into `out`
+/// with a progress line a second, stderr piped.
+fn start_every_12x12_deal(dir: &Path, out: &Path) -> std::process::Child {
     let cfg = dir.join("d12.toml");
-    // Every 12x12 deal: 67.7 billion rank patterns, many hours on any
-    // machine this project runs on.
-    std::fs::write(
-        &cfg,
-        "[experiment]\nname = \"d12\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[12, 12]]\n[solver]\nmemo_mb = 64\n",
-    )
-    .unwrap();
-    let mut child = runner()
+    std::fs::write(&cfg, D12).unwrap();
+    runner()
         .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(dir.join("out"))
+        .arg(out)
         .args(["--progress-secs", "1"])
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+const D12: &str = "[experiment]\nname = \"d12\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[12, 12]]\n[solver]\nmemo_mb = 64\n";
+
+#[test]
+fn a_run_over_an_hour_says_so_in_one_line_before_it_starts() {
+    use std::io::BufRead;
+    let dir = scratch("long-run");
+    let mut child = start_every_12x12_deal(&dir, &dir.join("out"));
     let reader = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut seen = Vec::new();
     for line in reader.lines() {
@@ -551,21 +554,9 @@ fn a_second_run_on_a_directory_in_use_is_refused_and_leaves_it_alone() {
     use std::io::BufRead;
     let dir = scratch("locked-out");
     let cfg = dir.join("d12.toml");
-    // Hours of work, so the first run is still going when the second starts.
-    std::fs::write(
-        &cfg,
-        "[experiment]\nname = \"d12\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[12, 12]]\n[solver]\nmemo_mb = 64\n",
-    )
-    .unwrap();
     let out = dir.join("out");
-    let mut first = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .args(["--progress-secs", "1"])
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    // Hours of work, so the first run is still going when the others start.
+    let mut first = start_every_12x12_deal(&dir, &out);
     // The first progress line comes after the journal is open, so by then
     // the first run holds the directory.
     let mut reader = std::io::BufReader::new(first.stderr.take().unwrap());

@@ -267,6 +267,19 @@ fn killed_runs_resume_to_the_identical_result() {
     );
 }
 
+/// Starts a run that shows progress (so it first times a sample of its
+/// chunks), on one thread, with stderr piped.
+fn start_with_progress(cfg: &Path, out: &Path) -> std::process::Child {
+    runner()
+        .args(["--config", cfg.to_str().unwrap(), "--out"])
+        .arg(out)
+        .args(["--progress-secs", "1", "-j", "1"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 #[cfg(unix)]
 #[test]
 fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
@@ -281,15 +294,7 @@ fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
         "c.toml",
         "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 600\n[rules]\ncut = 6\n[hands]\nsizes = [[24, 24]]\n[solver]\nmemo_mb = 64\n",
     );
-    let out = dir.join("out");
-    let child = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .args(["--progress-secs", "1", "-j", "1"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = start_with_progress(&cfg, &dir.join("out"));
     std::thread::sleep(Duration::from_millis(1000));
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -314,14 +319,7 @@ fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
         "c.toml",
         "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
     );
-    let mut child = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(dir.join("out"))
-        .args(["--progress-secs", "1", "-j", "1"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = start_with_progress(&cfg, &dir.join("out"));
     // Read on another thread, so a silent run fails this test after a
     // minute instead of holding it for hours.
     let stderr = child.stderr.take().unwrap();
@@ -342,6 +340,7 @@ fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let dir = scratch("term");
