@@ -127,8 +127,8 @@ fn threshold_key(key: u128, v: i32) -> u128 {
 /// shared lock-free table kept across deals when they fit 63 bits (up to
 /// 24 cards), else in a private table of the thread. Both tables rank the
 /// threshold like the field, so an entry also answers lower thresholds
-/// when won and higher ones when lost (5% fewer positions, 1.15x at
-/// 26x26).
+/// when won and higher ones when lost (5% fewer positions on 5,000 13x13
+/// deals; under 1% on 200 26x26 deals).
 pub struct ThresholdSolver {
     shared: std::sync::Arc<ThresholdShared>,
     private: ThresholdPrivate,
