@@ -132,8 +132,23 @@ fn watch_signals(stop: Arc<AtomicBool>, phase: Arc<AtomicU8>) -> std::io::Result
     Ok(())
 }
 
+/// Ends the process quietly when what it prints to is closed, as other
+/// Unix tools do. Rust ignores SIGPIPE, so `println!` into a closed pipe
+/// (`runner plan … | head -3`) panicked with a backtrace instead. A run's
+/// outputs are written atomically and its checkpoint is synced per chunk,
+/// so a run ended this way loses nothing it finished.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: sets a signal's disposition to its default, before any other
+    // thread exists; no handler runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Parses the command line, runs what it asks, and returns the exit status.
 pub fn main() -> i32 {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Run(args)) => run(&args),

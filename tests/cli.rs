@@ -720,3 +720,29 @@ fn compare_draws_several_runs_and_writes_the_points_drawn() {
         assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_ends_quietly_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    // `runner --help | head -1` once panicked with a backtrace: Rust
+    // ignores SIGPIPE, so printing into the closed pipe failed and
+    // `println!` panicked. The read end is closed before the child starts,
+    // so its first write always fails.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = runner()
+        .arg("--help")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        o.status.signal(),
+        Some(libc::SIGPIPE),
+        "{:?} {err}",
+        o.status
+    );
+}
