@@ -54,6 +54,7 @@ pub fn main(args: &PlanArgs) -> i32 {
         return exit::OK;
     }
     let ctx = RunContext::quiet(args.config.clone(), Default::default(), threads);
+    give_up_on_a_chunk_that_runs_too_long(args.calibrate_secs);
     let calibration =
         match (entry.calibrate)(&config, &ctx, Duration::from_secs(args.calibrate_secs)) {
             Ok(c) => c,
@@ -65,6 +66,23 @@ pub fn main(args: &PlanArgs) -> i32 {
     print_estimate(&calibration, threads);
     print_cluster(args, &calibration, memory, threads);
     exit::OK
+}
+
+/// The sample runs whole chunks, and one chunk can take hours (a 26x26
+/// deal under 11-back took over one), so a plan could hang far past its
+/// budget. Past ten times the budget (at least 10 s) the plan says what it
+/// knows and ends: it has written nothing, so ending it mid-chunk loses
+/// nothing.
+fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) {
+    let limit = Duration::from_secs((10 * calibrate_secs).max(10));
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        println!(
+            "estimate: unknown: a chunk of the sample was still running after {}, so chunks take at least that long; this is a run for a cluster (`runner slurm`, with --resume)",
+            duration_text(limit.as_secs_f64())
+        );
+        std::process::exit(exit::OK);
+    });
 }
 
 fn print_cells(outline: &Outline) {

@@ -746,3 +746,22 @@ fn output_into_a_closed_pipe_ends_quietly_without_a_panic() {
         o.status
     );
 }
+
+#[test]
+fn a_plan_whose_sample_chunk_runs_for_hours_ends_at_its_limit() {
+    // One deal of this config's sample took over an hour on one thread;
+    // the plan, timed for 1 s, gives up after 10 s instead of hanging.
+    let started = std::time::Instant::now();
+    let o = run(&[
+        "plan",
+        "--config",
+        repo("configs/variant-back-26.toml").to_str().unwrap(),
+        "--calibrate-secs",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("memory: about"), "{text}");
+    assert!(text.contains("estimate: unknown"), "{text}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
