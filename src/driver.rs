@@ -270,8 +270,6 @@ fn print_summary(
     println!("{object}");
 }
 
-/// Removes the temporary files that a killed run of this directory left
-/// behind while writing its outputs (`.NAME.PID.tmp` of another process).
 /// Makes this process the only runner writing to `dir` until the returned
 /// handle is dropped (at the latest, when the process exits, however it
 /// ends), or refuses if another holds it.
@@ -320,6 +318,8 @@ fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
     }
 }
 
+/// Removes the temporary files that a killed run of this directory left
+/// behind while writing its outputs (`.NAME.PID.tmp` of another process).
 fn remove_stale_temp_files(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -734,6 +734,29 @@ fn time_sample<S: Study>(
     unreachable!("the rounds above end by returning")
 }
 
+/// Runs an action on another thread if it is still alive after a time
+/// limit; dropping it first cancels the action. For work that cannot be cut
+/// short (a chunk runs to its end) but must not leave the user waiting in
+/// silence.
+pub struct Deadline {
+    /// Dropped with the deadline, which wakes the watcher and cancels it.
+    _alive: std::sync::mpsc::Sender<()>,
+}
+
+impl Deadline {
+    /// Starts the clock: `on_late` runs once `limit` has passed, unless the
+    /// deadline was dropped before.
+    pub fn start(limit: std::time::Duration, on_late: impl FnOnce() + Send + 'static) -> Deadline {
+        let (alive, watched) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watched.recv_timeout(limit) {
+                on_late();
+            }
+        });
+        Deadline { _alive: alive }
+    }
+}
+
 /// A sample of the run that takes longer than this says so.
 const SLOW_SAMPLE_NOTE_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -757,27 +780,19 @@ fn warn_if_long<S: Study>(
     if matches!(ctx.progress, progress::Mode::Quiet) || plan.len() < TIMED_PLAN_CHUNKS {
         return Ok(());
     }
-    // A stop during the sample leaves the flag set: the run that follows
-    // starts no chunk and ends as interrupted, with exit status 4.
     // The sample runs whole chunks, and a chunk can take minutes (one
     // 26x26 deal under 11-back took over an hour): say what is going on
     // rather than stay silent until it ends.
-    let (finished, finished_rx) = std::sync::mpsc::channel::<()>();
-    let sample = std::thread::scope(|scope| {
-        scope.spawn(move || {
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                finished_rx.recv_timeout(SLOW_SAMPLE_NOTE_AFTER)
-            {
-                eprintln!(
-                    "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while, and the sample is not checkpointed (Ctrl-C stops it)"
-                );
-            }
-        });
-        let sample = time_sample(study, plan, ctx, std::time::Duration::from_millis(1000));
-        drop(finished);
-        sample
+    let slow = Deadline::start(SLOW_SAMPLE_NOTE_AFTER, || {
+        eprintln!(
+            "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while, and the sample is not checkpointed (Ctrl-C stops it)"
+        );
     });
-    let Some((sampled, seconds)) = sample? else {
+    let sample = time_sample(study, plan, ctx, std::time::Duration::from_millis(1000))?;
+    drop(slow);
+    // A stop during the sample leaves the flag set: the run that follows
+    // starts no chunk and ends as interrupted, with exit status 4.
+    let Some((sampled, seconds)) = sample else {
         return Ok(());
     };
     let remaining = shard.chunks_of(plan).saturating_sub(journal.done_count());

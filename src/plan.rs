@@ -4,7 +4,7 @@
 //! spaced chunks on this machine; the cluster recipe follows from both.
 
 use crate::cli::PlanArgs;
-use crate::driver::{Calibration, RunContext};
+use crate::driver::{Calibration, Deadline, RunContext};
 use crate::exit;
 use crate::export::duration_text;
 use crate::studies::{self, load_config};
@@ -54,7 +54,7 @@ pub fn main(args: &PlanArgs) -> i32 {
         return exit::OK;
     }
     let ctx = RunContext::quiet(args.config.clone(), Default::default(), threads);
-    give_up_on_a_chunk_that_runs_too_long(args.calibrate_secs);
+    let give_up = give_up_on_a_chunk_that_runs_too_long(args.calibrate_secs);
     let calibration =
         match (entry.calibrate)(&config, &ctx, Duration::from_secs(args.calibrate_secs)) {
             Ok(c) => c,
@@ -63,6 +63,7 @@ pub fn main(args: &PlanArgs) -> i32 {
                 return exit::RUNTIME;
             }
         };
+    drop(give_up);
     print_estimate(&calibration, threads);
     print_cluster(args, &calibration, memory, threads);
     exit::OK
@@ -73,16 +74,15 @@ pub fn main(args: &PlanArgs) -> i32 {
 /// budget. Past ten times the budget (at least 10 s) the plan says what it
 /// knows and ends: it has written nothing, so ending it mid-chunk loses
 /// nothing.
-fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) {
+fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) -> Deadline {
     let limit = Duration::from_secs((10 * calibrate_secs).max(10));
-    std::thread::spawn(move || {
-        std::thread::sleep(limit);
+    Deadline::start(limit, move || {
         println!(
             "estimate: unknown: a chunk of the sample was still running after {}, so chunks take at least that long; this is a run for a cluster (`runner slurm`, with --resume)",
             duration_text(limit.as_secs_f64())
         );
         std::process::exit(exit::OK);
-    });
+    })
 }
 
 fn print_cells(outline: &Outline) {

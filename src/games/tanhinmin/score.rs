@@ -103,9 +103,10 @@ type ThresholdPrivate = BucketMemo<std::cell::Cell<u128>, THRESHOLD_BITS>;
 pub const THRESHOLD_MAX_CARDS: u32 = (127 - 1 - THRESHOLD_BITS - FIELD_BITS) / 2;
 const _: () = assert!(1 + 2 * THRESHOLD_MAX_CARDS + THRESHOLD_BITS + FIELD_BITS <= 127);
 
-/// The canonical key of a position with the threshold `v` folded in above
-/// the field bits, so that the memo's field rule (a higher field only takes
-/// moves from the mover) still applies between entries of one threshold.
+/// The canonical key of a position with the threshold `v` folded in just
+/// above the field bits, where the threshold tables read it as their ranked
+/// quantity ([`ThresholdShared`]); the memo's field rule (a higher field
+/// only takes moves from the mover) still applies below it.
 fn threshold_key(key: u128, v: i32) -> u128 {
     let field_mask = (1u128 << FIELD_BITS) - 1;
     let v = (v + 63).clamp(0, 127) as u128;
