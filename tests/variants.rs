@@ -414,6 +414,47 @@ fn the_pruning_forced_on_under_back_is_caught_by_the_plain_twin() {
     eprintln!("11-back, pruning forced on: wrong verdict for X = {x:?} against Y = {y:?}");
 }
 
+/// The variant solver settles many positions by two plain games that
+/// bound this one (the mover's special cards unbeatable, or the rival's).
+/// The same solver with those bounds broken (the special cards left plain,
+/// so both bounds are the plain game) gives a wrong verdict in a small
+/// range, so the twin tests can catch a broken bound; the sound solver is
+/// right there.
+#[test]
+fn broken_plain_bounds_are_caught_by_the_plain_twin() {
+    for rules in [
+        Rules {
+            cut: Some(3),
+            back: None,
+        },
+        Rules {
+            cut: None,
+            back: Some(3),
+        },
+    ] {
+        let all = hands(5, 3);
+        let wrong = all
+            .iter()
+            .flat_map(|x| all.iter().map(move |y| (x, y)))
+            .find(|(x, y)| {
+                let p = Position::from_cards(x, y, 0);
+                let mut broken =
+                    VariantSolver::new(rules, 1 << 16, 1 << 16).with_plain_bounds_broken();
+                broken.mover_wins(&p) != plain_variant_wins(x, y, 0, false, rules)
+            });
+        let (x, y) = wrong.expect("broken bounds give a wrong verdict");
+        eprintln!(
+            "{}, bounds broken: wrong verdict for X = {x:?} against Y = {y:?}",
+            rules.name()
+        );
+        let p = Position::from_cards(x, y, 0);
+        assert_eq!(
+            VariantSolver::new(rules, 1 << 16, 1 << 16).mover_wins(&p),
+            plain_variant_wins(x, y, 0, false, rules)
+        );
+    }
+}
+
 /// Study `variant` end to end: the tables add up, `mu.csv` splits the
 /// cell's deals by (μ0, μ1), and the exhaustive 8-cut run of study
 /// `variant` writes the very tables of study `cut`.

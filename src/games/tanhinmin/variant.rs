@@ -73,6 +73,7 @@
 //!   [`move_classes`]; strongest first was 12x slower under 11-back).
 //!   Order changes time, never a verdict.
 
+use super::formula::mover_wins_counts;
 use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
 use super::moves::{
     ClassRules, Move, Outcome, RefutationBound, hand_after, legal_moves, move_classes,
@@ -240,6 +241,10 @@ pub struct VariantSolver {
     classes: ClassRules,
     /// Positions expanded (memo misses), for run details.
     pub positions: u64,
+    /// Tests only: the plain game's bounds leave the special cards as
+    /// plain cards of their rank instead of making the holder's unbeatable
+    /// (see [`Self::special_card_bounds`]).
+    broken_bounds: bool,
 }
 
 impl VariantSolver {
@@ -257,6 +262,7 @@ impl VariantSolver {
                 upgrades_from: rules.back.map_or(0, |b| b as usize),
             },
             positions: 0,
+            broken_bounds: false,
         }
     }
 
@@ -292,6 +298,18 @@ impl VariantSolver {
                 upgrades_from: 0,
                 ..self.classes
             },
+            ..self
+        }
+    }
+
+    /// The same solver with the bounds of [`Self::special_card_bounds`]
+    /// broken: the special cards stay plain in both, so both are the plain
+    /// game. Wrong wherever the rules change the winner, for a test that
+    /// shows the plain twin catches it.
+    #[doc(hidden)]
+    pub fn with_plain_bounds_broken(self) -> Self {
+        VariantSolver {
+            broken_bounds: true,
             ..self
         }
     }
@@ -380,6 +398,115 @@ impl VariantSolver {
             return Outcome::decided(win);
         }
         self.positions += 1;
+        let verdict = 'decided: {
+            if !reversed
+                && let Some(bound) = self.special_card_bounds(mover, other, nm, no, ranks, field)
+            {
+                break 'decided bound;
+            }
+            self.expand(mover, other, nm, no, ranks, field, reversed)
+        };
+        if let Some(key) = key {
+            self.remember(key, verdict.win);
+        }
+        verdict
+    }
+
+    /// The position decided by the plain game, when that can be done (in
+    /// normal order).
+    ///
+    /// A cut or back card is no better for its holder than a card nothing
+    /// beats: that card is playable wherever the special one is, and leaves
+    /// the rival only the pass, which the rival also has after a cut (the
+    /// field clears for its player) or a back card (the field clears and
+    /// the order turns normal). A cut card is no worse than a plain card of
+    /// its rank, which gives the rival that pass and other moves besides;
+    /// nothing plain bounds a back card from below, since reversed it is
+    /// answered by the cards a plain one is not. (Each by copying a
+    /// strategy card for card; the game the cards are copied into has no
+    /// back card left, so no reversed trick.) So, the rival holding no back
+    /// card, the plain game with the mover's special cards made unbeatable
+    /// and the rival's cut cards made plain is at least as good for the
+    /// mover as this one: a loss there is a loss here. And, the mover
+    /// holding no back card, the plain game the other way round is at most
+    /// as good: a win there is a win here, by the same first move.
+    ///
+    /// Each bound is a search of the plain solver, which proves its
+    /// verdict. The μ test only chooses whether to try it: a bound is
+    /// searched only where the test says it settles the position, since
+    /// searching one that does not cost more than it saved (measured in
+    /// BENCHMARKS.md). Were the test wrong, a bound would only be tried in
+    /// vain or not tried, never give a wrong verdict.
+    #[allow(clippy::too_many_arguments)]
+    fn special_card_bounds(
+        &mut self,
+        mover: &mut Hand,
+        other: &mut Hand,
+        nm: u32,
+        no: u32,
+        ranks: usize,
+        field: usize,
+    ) -> Option<Outcome> {
+        // The unbeatable cards go to a rank above every rank.
+        let top = ranks;
+        if top >= MAX_RANKS {
+            return None;
+        }
+        debug_assert!(mover[top] == 0 && other[top] == 0);
+        let (cut, back) = (self.classes.cut, self.classes.back);
+        let special = [cut, back].map(|i| (i < ranks).then_some(i));
+        let broken = self.broken_bounds;
+        let before = self.plain.positions;
+        let mut bound = |unbeatable: &mut Hand, rival: &mut Hand, mover_first: bool| {
+            if rival.get(back).is_some_and(|&c| c > 0) {
+                return None;
+            }
+            let held = special.map(|i| i.map_or(0, |i| unbeatable[i]));
+            if !broken {
+                for i in special.into_iter().flatten() {
+                    unbeatable[top] += unbeatable[i];
+                    unbeatable[i] = 0;
+                }
+            }
+            let (m, o) = if mover_first {
+                (&mut *unbeatable, &mut *rival)
+            } else {
+                (&mut *rival, &mut *unbeatable)
+            };
+            // Settles the position if the mover loses when the unbeatable
+            // cards are theirs, or wins when they are the rival's.
+            let settles = mover_wins_counts(&m[..=top], &o[..=top], field) != mover_first;
+            let outcome = settles.then(|| self.plain.outcome_in(m, o, nm, no, ranks + 1, field));
+            unbeatable[top] = 0;
+            for (i, n) in special.into_iter().zip(held) {
+                if let Some(i) = i {
+                    unbeatable[i] = n;
+                }
+            }
+            outcome.filter(|o| o.win != mover_first)
+        };
+        let verdict = bound(mover, other, true).or_else(|| bound(other, mover, false));
+        self.positions += self.plain.positions - before;
+        verdict
+    }
+
+    /// Tries the moves of a position no rule of thumb decided.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        mover: &mut Hand,
+        other: &mut Hand,
+        nm: u32,
+        no: u32,
+        ranks: usize,
+        field: usize,
+        reversed: bool,
+    ) -> Outcome {
+        let playable = match (field, reversed) {
+            (0, _) => 0..ranks,
+            (f, false) => f..ranks,
+            (f, true) => 0..f - 1,
+        };
         // One move per class of moves that lead to the same position (or,
         // where cards can be upgraded, to a position no better than the
         // class's weakest card leads to), the cut card first: see
@@ -454,9 +581,6 @@ impl VariantSolver {
             }
             Outcome::decided(false)
         };
-        if let Some(key) = key {
-            self.remember(key, verdict.win);
-        }
         verdict
     }
 
