@@ -20,6 +20,14 @@
 //!   order, its own memo), which proves it by search. On 4,000 13x13 deals
 //!   this made 8-cut 2.3x faster (its cut cards are tried first, so most
 //!   lines soon have none left), 11-back 1.3x and both 1.15x.
+//! - **The plain game as a bound** (see [`VariantSolver::special_card_bounds`]):
+//!   a cut or back card is never better for its holder than a card nothing
+//!   beats, and a cut card never worse than a plain card of its rank. So
+//!   in normal order a plain game with one side's special cards made
+//!   unbeatable bounds the variant position, and the plain solver proves
+//!   that bound; the μ test only picks which bound is worth proving. On
+//!   20,000 13x13 8-cut deals this made the search 2.2x faster; under
+//!   11-back, where it needs one side to hold no back card, 1.07x.
 //! - **Canonical keys.** Nobody ever plays on their own card: after a play
 //!   the opponent moves, and a cut or a pass clears the field. So adjacent
 //!   ranks held by one player only are still interchangeable, *except* a
