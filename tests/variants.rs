@@ -7,6 +7,7 @@ mod common;
 use common::{run, run_args, scratch, stderr};
 use runner::games::cards::{DealSpace, Deck, PerRankDealSpace};
 use runner::games::tanhinmin::position::Position;
+use runner::games::tanhinmin::reference::plain_mover_wins;
 use runner::games::tanhinmin::variant::{Rules, VariantSolver, plain_variant_wins};
 
 fn config(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
@@ -412,6 +413,107 @@ fn the_pruning_forced_on_under_back_is_caught_by_the_plain_twin() {
         });
     let (x, y) = wrong.expect("forcing the pruning under 11-back gives a wrong verdict");
     eprintln!("11-back, pruning forced on: wrong verdict for X = {x:?} against Y = {y:?}");
+}
+
+/// The first position (fewest cards) on hands of strengths 1..=6, two
+/// copies each, at most three cards a hand, any field in normal order,
+/// where a plain game given by `bound` does not bound the variant as
+/// `upper` says: with `upper`, the variant won but the plain game lost;
+/// otherwise the plain game won but the variant lost. `bound` maps the
+/// two hands to the plain game's, or `None` where it claims nothing.
+fn first_broken_bound(
+    rules: Rules,
+    upper: bool,
+    bound: impl Fn(&[u32], &[u32]) -> Option<(Vec<u32>, Vec<u32>)>,
+) -> Option<(Vec<u32>, Vec<u32>, u32)> {
+    let all = hands(6, 3);
+    let mut best: Option<(Vec<u32>, Vec<u32>, u32)> = None;
+    for x in &all {
+        for y in &all {
+            if best
+                .as_ref()
+                .is_some_and(|(bx, by, _)| bx.len() + by.len() <= x.len() + y.len())
+            {
+                continue;
+            }
+            let Some((px, py)) = bound(x, y) else {
+                continue;
+            };
+            let broken = (0..=6u32).find(|&r| {
+                let variant = plain_variant_wins(x, y, r, false, rules);
+                let plain = plain_mover_wins(&px, &py, r);
+                if upper {
+                    variant && !plain
+                } else {
+                    plain && !variant
+                }
+            });
+            if let Some(r) = broken {
+                best = Some((x.clone(), y.clone(), r));
+            }
+        }
+    }
+    best
+}
+
+/// `hand` with its cards of the strengths in `special` moved to strength
+/// 7, above every card of [`hands`]`(6, _)`: a card nothing beats.
+fn unbeatable(hand: &[u32], special: &[u32]) -> Vec<u32> {
+    let mut h: Vec<u32> = hand
+        .iter()
+        .map(|&c| if special.contains(&c) { 7 } else { c })
+        .collect();
+    h.sort();
+    h
+}
+
+/// The two facts behind the variant solver's plain bounds, checked on the
+/// plain recursion of each rule set: a cut or back card is never better
+/// for its holder than a card nothing beats, and a cut card never worse
+/// than a plain card of its rank. So, the rival holding no back card, the
+/// plain game with the mover's special cards unbeatable is at least as
+/// good for the mover (a variant win is a plain win there), and, the mover
+/// holding no back card, the plain game with the rival's special cards
+/// unbeatable at most as good. Without its condition the first bound
+/// fails: a back card of the rival's, left plain, is not the rival's
+/// worst case.
+#[test]
+fn the_plain_games_bound_the_variants_where_the_solver_uses_them() {
+    let rule_sets = [
+        (Some(3), None),
+        (None, Some(3)),
+        (Some(2), Some(4)),
+        (Some(4), Some(2)),
+    ];
+    for (cut, back) in rule_sets {
+        let rules = Rules { cut, back };
+        let special: Vec<u32> = cut.into_iter().chain(back).collect();
+        let holds_back = |h: &[u32]| back.is_some_and(|b| h.contains(&b));
+        let upper = first_broken_bound(rules, true, |x, y| {
+            (!holds_back(y)).then(|| (unbeatable(x, &special), y.to_vec()))
+        });
+        assert_eq!(
+            upper, None,
+            "{rules:?}: the mover's special cards made unbeatable"
+        );
+        let lower = first_broken_bound(rules, false, |x, y| {
+            (!holds_back(x)).then(|| (x.to_vec(), unbeatable(y, &special)))
+        });
+        assert_eq!(
+            lower, None,
+            "{rules:?}: the rival's special cards made unbeatable"
+        );
+    }
+    let rules = Rules {
+        cut: None,
+        back: Some(3),
+    };
+    let (x, y, r) = first_broken_bound(rules, true, |x, y| Some((unbeatable(x, &[3]), y.to_vec())))
+        .expect("a back card of the rival's left plain breaks the upper bound");
+    eprintln!(
+        "11-back on 3: X = {x:?} wins against Y = {y:?} on field {r}, but loses the plain game with its back cards unbeatable"
+    );
+    assert!(x.len() + y.len() <= 4, "{x:?} {y:?}");
 }
 
 /// The variant solver settles many positions by two plain games that
