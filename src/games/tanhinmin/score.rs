@@ -20,7 +20,7 @@ use super::moves::{
     ClassRules, Move, Outcome, RefutationBound, hand_after, legal_moves, move_classes,
 };
 use super::ordering::{MoveOrder, mu_guesses_mover_wins};
-use super::position::{Position, SMALL_KEY_CARDS, canonical_key};
+use super::position::{Position, SMALL_KEY_CARDS, canonical_key, key_of};
 use super::solver::{SMALL_POSITION_CARDS, Solver};
 use crate::games::cards::{Hand, MAX_RANKS};
 
@@ -103,6 +103,9 @@ type ThresholdPrivate = BucketMemo<std::cell::Cell<u128>, THRESHOLD_BITS>;
 pub const THRESHOLD_MAX_CARDS: u32 = (127 - 1 - THRESHOLD_BITS - FIELD_BITS) / 2;
 const _: () = assert!(1 + 2 * THRESHOLD_MAX_CARDS + THRESHOLD_BITS + FIELD_BITS <= 127);
 
+/// Moves whose children's keys are built and prefetched up front.
+const PREFETCHED_MOVES: usize = 16;
+
 /// The canonical key of a position with the threshold `v` folded in just
 /// above the field bits, where the threshold tables read it as their ranked
 /// quantity ([`ThresholdShared`]); the memo's field rule (a higher field
@@ -174,7 +177,7 @@ impl ThresholdSolver {
         );
         let plain_before = self.plain.positions;
         let reached = self
-            .search(&mut mover, &mut other, nm, no, p.ranks, p.field, v)
+            .search(&mut mover, &mut other, nm, no, p.ranks, p.field, v, 0)
             .win;
         self.positions += self.plain.positions - plain_before;
         reached
@@ -194,6 +197,7 @@ impl ThresholdSolver {
         ranks: usize,
         field: usize,
         v: i32,
+        known_key: u128,
     ) -> Outcome {
         // The mover's score lies in [-nm, no]: a winner gains the loser's
         // cards, a loser loses at most all of their own.
@@ -232,14 +236,18 @@ impl ThresholdSolver {
                 return plain;
             }
         }
-        let key = threshold_key(canonical_key(&mover[..ranks], &other[..ranks], field), v);
-        let shared = key <= MAX_KEY as u128;
-        let known = if shared {
-            self.shared.get(key)
-        } else {
-            self.private.get(key)
-        };
-        if let Some(answer) = known {
+        // Small positions are re-solved rather than looked up: their
+        // subtrees cost less than the cache miss of a memo probe.
+        let key = (nm + no > SMALL_POSITION_CARDS).then(|| {
+            if known_key != 0 {
+                known_key
+            } else {
+                threshold_key(key_of(&mover[..ranks], &other[..ranks], field, nm + no), v)
+            }
+        });
+        if let Some(key) = key
+            && let Some(answer) = self.recall(key)
+        {
             return Outcome::decided(answer);
         }
         self.positions += 1;
@@ -253,31 +261,68 @@ impl ThresholdSolver {
         let answer = 'decided: {
             let mut moves = [0u8; MAX_RANKS];
             let count = move_classes(mover, other, field..ranks, ClassRules::PLAIN, &mut moves);
+            // Every child's key, its bucket prefetched so the misses
+            // overlap, and handed down so the child does not build it again.
+            let mut keys = [0u128; PREFETCHED_MOVES];
+            if nm + no - 1 > SMALL_POSITION_CARDS {
+                for (k, &m) in moves[..count.min(PREFETCHED_MOVES)].iter().enumerate() {
+                    let i = usize::from(m);
+                    mover[i] -= 1;
+                    let child = key_of(&other[..ranks], &mover[..ranks], i + 1, nm + no - 1);
+                    mover[i] += 1;
+                    keys[k] = threshold_key(child, 1 - v);
+                    self.prefetch(keys[k]);
+                }
+            }
             let mut refuted = RefutationBound::default();
-            for &m in &moves[..count] {
+            for (k, &m) in moves[..count].iter().enumerate() {
                 let i = usize::from(m);
                 if refuted.refutes(i) {
                     continue;
                 }
+                let known = keys.get(k).copied().unwrap_or(0);
                 mover[i] -= 1;
-                let reply = self.search(other, mover, no, nm - 1, ranks, i + 1, 1 - v);
+                let reply = self.search(other, mover, no, nm - 1, ranks, i + 1, 1 - v, known);
                 mover[i] += 1;
                 if !reply.win {
                     break 'decided Outcome::won_by(m);
                 }
                 refuted.learn(reply.by);
             }
-            if field > 0 && !self.search(other, mover, no, nm, ranks, 0, 1 - v).win {
+            if field > 0 && !self.search(other, mover, no, nm, ranks, 0, 1 - v, 0).win {
                 break 'decided Outcome::won_by(Move::PASS_BYTE);
             }
             Outcome::decided(false)
         };
-        if shared {
-            self.shared.insert(key, answer.win);
-        } else {
-            self.private.insert(key, answer.win);
+        if let Some(key) = key {
+            self.remember(key, answer.win);
         }
         answer
+    }
+
+    fn prefetch(&self, key: u128) {
+        if key <= MAX_KEY as u128 {
+            self.shared.prefetch(key);
+        } else {
+            self.private.prefetch(key);
+        }
+    }
+
+    /// The shared table's verdict for keys it holds, else the private one's.
+    fn recall(&self, key: u128) -> Option<bool> {
+        if key <= MAX_KEY as u128 {
+            self.shared.get(key)
+        } else {
+            self.private.get(key)
+        }
+    }
+
+    fn remember(&self, key: u128, win: bool) {
+        if key <= MAX_KEY as u128 {
+            self.shared.insert(key, win);
+        } else {
+            self.private.insert(key, win);
+        }
     }
 }
 
