@@ -401,18 +401,27 @@ fn the_pruning_forced_on_under_back_is_caught_by_the_plain_twin() {
         cut: None,
         back: Some(3),
     };
+    let (x, y) = first_wrong_verdict(rules, |s| s.with_upgrade_pruning_forced())
+        .expect("forcing the pruning under 11-back gives a wrong verdict");
+    eprintln!("11-back, pruning forced on: wrong verdict for X = {x:?} against Y = {y:?}");
+}
+
+/// The first pair of hands of strengths 1..=5 (two copies each, at most
+/// three cards a hand), on an empty field, where the variant solver as
+/// `change` makes it disagrees with the plain recursion of `rules`.
+fn first_wrong_verdict(
+    rules: Rules,
+    change: impl Fn(VariantSolver) -> VariantSolver,
+) -> Option<(Vec<u32>, Vec<u32>)> {
     let all = hands(5, 3);
-    let wrong = all
-        .iter()
+    all.iter()
         .flat_map(|x| all.iter().map(move |y| (x, y)))
         .find(|(x, y)| {
             let p = Position::from_cards(x, y, 0);
-            let mut forced =
-                VariantSolver::new(rules, 1 << 16, 1 << 16).with_upgrade_pruning_forced();
-            forced.mover_wins(&p) != plain_variant_wins(x, y, 0, false, rules)
-        });
-    let (x, y) = wrong.expect("forcing the pruning under 11-back gives a wrong verdict");
-    eprintln!("11-back, pruning forced on: wrong verdict for X = {x:?} against Y = {y:?}");
+            let mut solver = change(VariantSolver::new(rules, 1 << 16, 1 << 16));
+            solver.mover_wins(&p) != plain_variant_wins(x, y, 0, false, rules)
+        })
+        .map(|(x, y)| (x.clone(), y.clone()))
 }
 
 /// The first position (fewest cards) on hands of strengths 1..=6, two
@@ -534,25 +543,16 @@ fn broken_plain_bounds_are_caught_by_the_plain_twin() {
             back: Some(3),
         },
     ] {
-        let all = hands(5, 3);
-        let wrong = all
-            .iter()
-            .flat_map(|x| all.iter().map(move |y| (x, y)))
-            .find(|(x, y)| {
-                let p = Position::from_cards(x, y, 0);
-                let mut broken =
-                    VariantSolver::new(rules, 1 << 16, 1 << 16).with_plain_bounds_broken();
-                broken.mover_wins(&p) != plain_variant_wins(x, y, 0, false, rules)
-            });
+        let wrong = first_wrong_verdict(rules, |s| s.with_plain_bounds_broken());
         let (x, y) = wrong.expect("broken bounds give a wrong verdict");
         eprintln!(
             "{}, bounds broken: wrong verdict for X = {x:?} against Y = {y:?}",
             rules.name()
         );
-        let p = Position::from_cards(x, y, 0);
+        let p = Position::from_cards(&x, &y, 0);
         assert_eq!(
             VariantSolver::new(rules, 1 << 16, 1 << 16).mover_wins(&p),
-            plain_variant_wins(x, y, 0, false, rules)
+            plain_variant_wins(&x, &y, 0, false, rules)
         );
     }
 }

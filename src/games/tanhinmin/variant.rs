@@ -241,6 +241,17 @@ pub(crate) fn variant_key<K: KeyWord>(
         .fold(key, |k, &(width, bits)| (k << width) | K::from(bits))
 }
 
+/// The rank indices a card may be played from: in normal order those above
+/// the field card (`field` is its index plus one, 0 for none), reversed
+/// those below it.
+fn playable_ranks(field: usize, reversed: bool, ranks: usize) -> std::ops::Range<usize> {
+    match (field, reversed) {
+        (0, _) => 0..ranks,
+        (f, false) => f..ranks,
+        (f, true) => 0..f - 1,
+    }
+}
+
 /// Memoised minimax of a variant on count arrays, over a memo shared by
 /// all threads (keys of up to 63 bits) and a private one for longer keys.
 pub struct VariantSolver {
@@ -376,12 +387,7 @@ impl VariantSolver {
         reversed: bool,
         known_key: u128,
     ) -> Outcome {
-        // Normal order: ranks above the field card; reversed: below it.
-        let playable = match (field, reversed) {
-            (0, _) => 0..ranks,
-            (f, false) => f..ranks,
-            (f, true) => 0..f - 1,
-        };
+        let playable = playable_ranks(field, reversed, ranks);
         if nm == 1
             && let Some(i) = playable.clone().find(|&i| mover[i] > 0)
         {
@@ -519,11 +525,7 @@ impl VariantSolver {
         field: usize,
         reversed: bool,
     ) -> Outcome {
-        let playable = match (field, reversed) {
-            (0, _) => 0..ranks,
-            (f, false) => f..ranks,
-            (f, true) => 0..f - 1,
-        };
+        let playable = playable_ranks(field, reversed, ranks);
         // One move per class of moves that lead to the same position (or,
         // where cards can be upgraded, to a position no better than the
         // class's weakest card leads to), the cut card first: see
