@@ -177,8 +177,8 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         progress: ctx.progress,
     };
     ctx.phase.store(Phase::RUNNING, Ordering::SeqCst);
-    warn_if_long(&study, &plan, shard, &journal, ctx)?;
-    let outcome = engine::run(&study, &plan, shard, &opts, Some(&mut journal), &ctx.stop)?;
+    let ahead = warn_if_long(&study, &plan, shard, &mut journal, ctx)?;
+    let outcome = engine::run_after(&study, &plan, shard, &opts, &mut journal, ahead, &ctx.stop)?;
     ctx.phase.store(Phase::WRITING, Ordering::SeqCst);
     let cells = match outcome {
         Outcome::Complete(cells) => cells,
@@ -671,7 +671,9 @@ pub fn calibrate<S: Study>(
     let study = S::build(config, &ctx.build_context())?;
     let build_seconds = built.elapsed().as_secs_f64();
     let plan = engine::Plan::new(&study);
-    let Some((chunks_run, seconds)) = time_sample(&study, &plan, ctx, budget)? else {
+    let Some((chunks_run, seconds)) =
+        time_sample(&study, &plan, engine::Shard::WHOLE, None, ctx, budget)?
+    else {
         anyhow::bail!("stopped during calibration");
     };
     Ok(Calibration {
@@ -682,17 +684,26 @@ pub fn calibrate<S: Study>(
     })
 }
 
-/// Runs evenly spaced chunks of `plan` quietly, more each round, until a
-/// round takes a quarter of `budget` or every chunk has run; returns the
-/// chunks and the wall seconds of the last round, or `None` if a stop was
-/// requested meanwhile. Nothing is written.
+/// Where a run's timing sample keeps its chunks: the run's journal, and the
+/// counts and time the run will count as its own.
+type KeptSample<'a, C> = (&'a mut Journal<C>, &'a mut engine::Ahead<C>);
+
+/// Runs evenly spaced chunks of `run_shard`'s part of `plan` quietly, more
+/// each round, until a round takes a quarter of `budget` or every chunk has
+/// run; returns the chunks run and the wall seconds of the last round, or
+/// `None` if a stop was requested meanwhile. With the run's journal and an
+/// [`engine::Ahead`], the chunks run are journalled and kept there, so the
+/// run counts them instead of doing them again (a chunk of a 26x26 deal
+/// under 11-back can take an hour); without, nothing is written.
 fn time_sample<S: Study>(
     study: &S,
     plan: &engine::Plan,
+    run_shard: engine::Shard,
+    mut keep: Option<KeptSample<'_, S::Counts>>,
     ctx: &RunContext,
     budget: std::time::Duration,
 ) -> anyhow::Result<Option<(u64, f64)>> {
-    let total = plan.len();
+    let total = run_shard.chunks_of(plan);
     let opts = engine::RunOptions {
         threads: ctx.threads,
         progress: progress::Mode::Quiet,
@@ -701,17 +712,30 @@ fn time_sample<S: Study>(
     let started = Instant::now();
     for round in 0.. {
         let stride = (total / wanted.min(total.max(1))).max(1);
-        // Round 0 and later rounds sample different chunks (a different
-        // shard index), so a chunk is never timed with its answers already
-        // in the memo.
+        // Every stride-th chunk of the run's shard. Round 0 and later rounds
+        // sample different chunks (a different offset), so a chunk is never
+        // timed with its answers already in the memo.
         let shard = engine::Shard {
-            count: stride,
-            index: (round as u64 * 7919) % stride,
+            count: run_shard.count * stride,
+            index: run_shard.index + run_shard.count * ((round as u64 * 7919) % stride),
         };
         let timer = Instant::now();
-        if let Outcome::Interrupted { .. } =
-            engine::run(study, plan, shard, &opts, None, &ctx.stop)?
-        {
+        let (finished, chunks_run) = match keep.as_mut() {
+            Some((journal, ahead)) => {
+                let before = ahead.len();
+                let finished =
+                    engine::run_ahead(study, plan, shard, &opts, journal, ahead, &ctx.stop)?;
+                (finished, ahead.len() - before)
+            }
+            None => (
+                matches!(
+                    engine::run(study, plan, shard, &opts, None, &ctx.stop)?,
+                    Outcome::Complete(_)
+                ),
+                shard.chunks_of(plan),
+            ),
+        };
+        if !finished {
             return Ok(None);
         }
         let seconds = timer.elapsed().as_secs_f64();
@@ -724,10 +748,10 @@ fn time_sample<S: Study>(
         if stride == 1
             || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
         {
-            return Ok(Some((shard.chunks_of(plan), seconds)));
+            return Ok(Some((chunks_run, seconds)));
         }
         // Aim the next round at a quarter of the budget.
-        let per_chunk = seconds / shard.chunks_of(plan).max(1) as f64;
+        let per_chunk = seconds / chunks_run.max(1) as f64;
         let target = (budget.as_secs_f64() / 4.0 / per_chunk.max(1e-6)) as u64;
         wanted = target.clamp(wanted * 2, wanted * 16);
     }
@@ -769,33 +793,44 @@ const TIMED_PLAN_CHUNKS: u64 = 512;
 
 /// Before a run that is not quiet, times a short sample of it (at most about
 /// a second) and, if the chunks this shard still has to do will take over an
-/// hour, says so in one line, with what to do about it.
+/// hour, says so in one line, with what to do about it. The sample's chunks
+/// are journalled and returned, for the run to count.
 fn warn_if_long<S: Study>(
     study: &S,
     plan: &engine::Plan,
     shard: engine::Shard,
-    journal: &Journal<S::Counts>,
+    journal: &mut Journal<S::Counts>,
     ctx: &RunContext,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<engine::Ahead<S::Counts>> {
+    let mut ahead = engine::Ahead::new(plan.cells());
     if matches!(ctx.progress, progress::Mode::Quiet) || plan.len() < TIMED_PLAN_CHUNKS {
-        return Ok(());
+        return Ok(ahead);
     }
     // The sample runs whole chunks, and a chunk can take minutes (one
     // 26x26 deal under 11-back took over an hour): say what is going on
     // rather than stay silent until it ends.
     let slow = Deadline::start(SLOW_SAMPLE_NOTE_AFTER, || {
         eprintln!(
-            "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while, and the sample is not checkpointed (Ctrl-C stops it)"
+            "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while (they are checkpointed and count toward the run; Ctrl-C stops it)"
         );
     });
-    let sample = time_sample(study, plan, ctx, std::time::Duration::from_millis(1000))?;
+    let sample = time_sample(
+        study,
+        plan,
+        shard,
+        Some((&mut *journal, &mut ahead)),
+        ctx,
+        std::time::Duration::from_millis(1000),
+    )?;
     drop(slow);
     // A stop during the sample leaves the flag set: the run that follows
     // starts no chunk and ends as interrupted, with exit status 4.
     let Some((sampled, seconds)) = sample else {
-        return Ok(());
+        return Ok(ahead);
     };
-    let remaining = shard.chunks_of(plan).saturating_sub(journal.done_count());
+    let remaining = shard
+        .chunks_of(plan)
+        .saturating_sub(journal.done_count() + ahead.len());
     let estimate = seconds / sampled.max(1) as f64 * remaining as f64;
     if estimate > LONG_RUN_SECONDS {
         eprintln!(
@@ -804,5 +839,5 @@ fn warn_if_long<S: Study>(
             ctx.threads
         );
     }
-    Ok(())
+    Ok(ahead)
 }

@@ -329,6 +329,19 @@ fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
         let _ = line_tx.send(first.map(|l| l.unwrap()));
     });
     let first = line_rx.recv_timeout(Duration::from_secs(60));
+    // The sample's chunks are journalled as they finish, so a resume does
+    // not do them again: the first (deal 0, about 5 s alone) shows up in
+    // the checkpoint while the sample still runs.
+    let journal = dir.join("out").join("checkpoint.jsonl");
+    let records = || {
+        std::fs::read_to_string(&journal)
+            .map(|j| j.lines().skip(1).map(str::to_owned).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    let waited = std::time::Instant::now();
+    while records().is_empty() && waited.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let _ = child.kill();
     let _ = child.wait();
     let first = first
@@ -338,6 +351,65 @@ fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
         first.starts_with("note: timing a sample of the run before it starts"),
         "{first}"
     );
+    let records = records();
+    assert!(
+        records.first().is_some_and(|r| r.contains("{\"chunk\":")),
+        "{records:?}"
+    );
+}
+
+/// A run that is not quiet times a sample of its chunks first (plans of 512
+/// chunks or more). Those chunks are journalled and counted by the run, not
+/// done again: the tables equal a quiet run's byte for byte, whole or
+/// sharded, and `run.csv` counts every deal once. (Here the sample grows
+/// until it is the whole run: its chunks are that fast.)
+#[test]
+fn the_run_counts_the_chunks_of_its_timing_sample_once() {
+    let dir = scratch("sample-counted");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"c\"\nmode = \"sample\"\nseed = 3\ndeals = 1100000\n[hands]\nsizes = [[3, 3], [4, 4]]\n",
+    );
+    for shard in [None, Some(["--shards", "2", "--shard-index", "1"])] {
+        let shard_args: Vec<&str> = shard.into_iter().flatten().collect();
+        let (quiet, timed) = (dir.join("quiet"), dir.join("timed"));
+        let _ = std::fs::remove_dir_all(&quiet);
+        let _ = std::fs::remove_dir_all(&timed);
+        let q = run(&run_args(&cfg, &quiet, &shard_args));
+        assert!(q.status.success(), "{}", stderr(&q));
+        // Not quiet (progress shown, if rarely), so the sample runs first.
+        let t = runner()
+            .args(["--config", cfg.to_str().unwrap(), "--out"])
+            .arg(&timed)
+            .args(["--progress-secs", "600"])
+            .args(&shard_args)
+            .output()
+            .unwrap();
+        assert!(t.status.success(), "{}", stderr(&t));
+        for file in ["partial.json", "stats.csv", "mu.csv"] {
+            if shard.is_some() && file != "partial.json" {
+                continue;
+            }
+            assert_eq!(
+                std::fs::read(quiet.join(file)).unwrap(),
+                std::fs::read(timed.join(file)).unwrap(),
+                "{file}, {shard:?}"
+            );
+        }
+        let details = std::fs::read_to_string(timed.join("run.csv")).unwrap();
+        let evaluated: u64 = details
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(3).unwrap().parse::<u64>().unwrap())
+            .sum();
+        let deals = if shard.is_some() {
+            1_100_000
+        } else {
+            2_200_000
+        };
+        assert_eq!(evaluated, deals, "{details}");
+    }
 }
 
 #[cfg(unix)]

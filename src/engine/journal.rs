@@ -48,6 +48,9 @@ pub struct Journal<C> {
     path: PathBuf,
     /// Chunks read back on resume, in file order.
     restored: Vec<u64>,
+    /// Every chunk in the file: read back or recorded since. A chunk
+    /// recorded twice would be counted twice on resume.
+    recorded: HashSet<u64>,
     /// Byte range of the restored records (after the header).
     restored_bytes: std::ops::Range<u64>,
     _counts: PhantomData<C>,
@@ -160,6 +163,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         Ok(Journal {
             file,
             path: path.to_path_buf(),
+            recorded: restored.iter().copied().collect(),
             restored,
             restored_bytes: header_len..valid_len,
             _counts: PhantomData,
@@ -169,6 +173,11 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
     /// How many finished chunks were read back on resume.
     pub fn done_count(&self) -> u64 {
         self.restored.len() as u64
+    }
+
+    /// The chunks read back on resume, in the order they were recorded.
+    pub fn done_chunks(&self) -> &[u64] {
+        &self.restored
     }
 
     /// Hands each chunk read back on resume to `f`, with its counts, in the
@@ -205,6 +214,12 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
 
     /// Appends one finished chunk durably: one write, then a sync.
     pub fn record(&mut self, chunk: u64, counts: &C) -> anyhow::Result<()> {
+        if !self.recorded.insert(chunk) {
+            anyhow::bail!(
+                "{}: chunk {chunk} was finished twice in one run (a bug); its checkpoint was not extended",
+                self.path.display()
+            );
+        }
         let json = serde_json::to_vec(&RecordOut { chunk, counts })?;
         let mut line = format!("{:08x} ", crc32fast::hash(&json)).into_bytes();
         line.extend(json);

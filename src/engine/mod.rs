@@ -243,6 +243,41 @@ pub enum Outcome<C> {
     },
 }
 
+/// Chunks a run did before it started, in its timing sample: recorded in
+/// its journal like any other, with their counts (run details included,
+/// which a journal does not keep) and their time held here, so the run
+/// counts them as its own instead of doing them again.
+pub struct Ahead<C> {
+    chunks: HashSet<u64>,
+    cells: Vec<CellResult<C>>,
+}
+
+impl<C: Default> Ahead<C> {
+    /// How many chunks were done ahead.
+    pub fn len(&self) -> u64 {
+        self.chunks.len() as u64
+    }
+
+    /// No chunk done ahead.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// None yet, for a plan of `cells` cells.
+    pub fn new(cells: usize) -> Self {
+        Ahead {
+            chunks: HashSet::new(),
+            cells: (0..cells)
+                .map(|_| CellResult {
+                    counts: C::default(),
+                    elapsed: Duration::ZERO,
+                    items: 0,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Runs `shard`'s chunks of `plan`. Chunks already in `journal` are not run
 /// again; every chunk finished here is added to it before it counts. When
 /// `stop` becomes true no new chunk starts.
@@ -252,6 +287,85 @@ pub fn run<S: Workload>(
     shard: Shard,
     opts: &RunOptions,
     journal: Option<&mut Journal<S::Counts>>,
+    stop: &AtomicBool,
+) -> anyhow::Result<Outcome<S::Counts>> {
+    let ahead = Ahead::new(plan.cells());
+    run_chunks(
+        study,
+        plan,
+        shard,
+        opts,
+        journal,
+        Chunks::AllBut(ahead),
+        stop,
+    )
+}
+
+/// As [`run`], after `ahead`: its chunks (which must be in `journal`) are
+/// counted from memory, with their time, as done in this process.
+pub fn run_after<S: Workload>(
+    study: &S,
+    plan: &Plan,
+    shard: Shard,
+    opts: &RunOptions,
+    journal: &mut Journal<S::Counts>,
+    ahead: Ahead<S::Counts>,
+    stop: &AtomicBool,
+) -> anyhow::Result<Outcome<S::Counts>> {
+    run_chunks(
+        study,
+        plan,
+        shard,
+        opts,
+        Some(journal),
+        Chunks::AllBut(ahead),
+        stop,
+    )
+}
+
+/// Runs `part`'s chunks of `plan` ahead of the run whose journal is
+/// `journal` (`part` must lie within the run's shard): chunks already
+/// journalled or in `ahead` are skipped, and every chunk finished here is
+/// journalled and added to `ahead`, for [`run_after`]. Returns false if a
+/// stop was requested.
+pub fn run_ahead<S: Workload>(
+    study: &S,
+    plan: &Plan,
+    part: Shard,
+    opts: &RunOptions,
+    journal: &mut Journal<S::Counts>,
+    ahead: &mut Ahead<S::Counts>,
+    stop: &AtomicBool,
+) -> anyhow::Result<bool> {
+    let outcome = run_chunks(
+        study,
+        plan,
+        part,
+        opts,
+        Some(journal),
+        Chunks::Ahead(ahead),
+        stop,
+    )?;
+    Ok(matches!(outcome, Outcome::Complete(_)))
+}
+
+/// Which chunks [`run_chunks`] runs, and what it counts.
+enum Chunks<'a, C> {
+    /// Every chunk of the shard: those journalled before are read back and
+    /// counted, those in the [`Ahead`] counted from it, the rest run.
+    AllBut(Ahead<C>),
+    /// The chunks of a part of the shard that are neither journalled nor
+    /// ahead already; each one run is added to the [`Ahead`].
+    Ahead(&'a mut Ahead<C>),
+}
+
+fn run_chunks<S: Workload>(
+    study: &S,
+    plan: &Plan,
+    shard: Shard,
+    opts: &RunOptions,
+    journal: Option<&mut Journal<S::Counts>>,
+    chunks: Chunks<'_, S::Counts>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Outcome<S::Counts>> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -269,10 +383,28 @@ pub fn run<S: Workload>(
     let mut merged_by_cell: Vec<S::Counts> = (0..cells).map(|_| S::Counts::default()).collect();
     let mut restored_items = vec![0u64; cells];
     let mut done_before: Vec<HashSet<u64>> = (0..cells).map(|_| HashSet::new()).collect();
-    if let Some(j) = journal.as_deref() {
+    let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
+    // Done ahead: counted from memory (in a run), or skipped (ahead of it).
+    let (ahead_chunks, mut ahead_cells, into_ahead) = match chunks {
+        Chunks::AllBut(a) => (a.chunks, a.cells, None),
+        Chunks::Ahead(a) => (a.chunks.clone(), Vec::new(), Some(a)),
+    };
+    for &global in &ahead_chunks {
+        if let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) {
+            done_before[cell].insert(global);
+        }
+    }
+    let counting = into_ahead.is_none();
+    if let Some(j) = journal.as_deref().filter(|_| !counting) {
+        for &global in j.done_chunks() {
+            if let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) {
+                done_before[cell].insert(global);
+            }
+        }
+    }
+    if let Some(j) = journal.as_deref().filter(|_| counting) {
         j.replay(|global, counts| {
-            let cell = (0..cells).find(|&c| plan.cell_range(c).contains(&global));
-            let Some(cell) = cell.filter(|_| global % shard.count == shard.index) else {
+            let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) else {
                 return Err(crate::error::refuse(format!(
                     "checkpoint: chunk {global} is not a chunk of this run's shard; the checkpoint was edited"
                 )));
@@ -293,23 +425,35 @@ pub fn run<S: Workload>(
     let mut results = Vec::with_capacity(cells);
     let mut chunks_done = 0;
     let chunks_total = shard.chunks_of(plan);
-    for (cell, (merged, done_before)) in merged_by_cell.into_iter().zip(done_before).enumerate() {
+    let mut into_ahead = into_ahead;
+    for (cell, (mut merged, done_before)) in merged_by_cell.into_iter().zip(done_before).enumerate()
+    {
         chunks_done += done_before.len();
         let restored_items = restored_items[cell];
         let all_items: u64 = shard
             .within(plan.cell_range(cell))
             .map(|g| plan.chunk(cell, g).len)
             .sum();
-        let items = all_items - restored_items;
+        // In a run, the chunks done ahead count as done here; ahead of it,
+        // only the chunks run count.
+        let mut elapsed_ahead = Duration::ZERO;
+        let mut items_ahead = 0;
+        if let Some(done) = ahead_cells.get_mut(cell) {
+            S::merge(&mut merged, std::mem::take(&mut done.counts));
+            elapsed_ahead = done.elapsed;
+            items_ahead = done.items;
+        }
         let progress = Progress::start(
             &study.cell_label(cell),
             all_items,
-            restored_items,
+            restored_items + items_ahead,
             opts.progress,
         );
         let started = Instant::now();
         let merged = Mutex::new(merged);
         let done_here = std::sync::atomic::AtomicUsize::new(0);
+        let items_here = std::sync::atomic::AtomicU64::new(0);
+        let ran = Mutex::new(Vec::new());
         // This shard's chunks of the cell, as arithmetic on indices: no
         // list of them is ever built.
         let (first, count) = shard.first_and_count(plan.cell_range(cell));
@@ -353,6 +497,8 @@ pub fn run<S: Workload>(
                     }
                     S::merge(&mut merged.lock().expect("counts poisoned"), counts);
                     done_here.fetch_add(1, Ordering::Relaxed);
+                    items_here.fetch_add(chunk.len, Ordering::Relaxed);
+                    ran.lock().expect("chunk list poisoned").push(chunk.global);
                     progress.add(chunk.len);
                     Ok(())
                 })
@@ -360,17 +506,30 @@ pub fn run<S: Workload>(
         progress.finish();
         outcome?;
         chunks_done += done_here.load(Ordering::Relaxed);
+        let result = CellResult {
+            counts: merged.into_inner().expect("counts poisoned"),
+            elapsed: started.elapsed() + elapsed_ahead,
+            items: items_here.load(Ordering::Relaxed) + items_ahead,
+        };
+        // Ahead of a run, what was done is kept even when a stop cut the
+        // round short: it is journalled already.
+        if let Some(ahead) = into_ahead.as_deref_mut() {
+            ahead
+                .chunks
+                .extend(ran.into_inner().expect("chunk list poisoned"));
+            let into = &mut ahead.cells[cell];
+            S::merge(&mut into.counts, result.counts);
+            into.elapsed += result.elapsed;
+            into.items += result.items;
+        } else {
+            results.push(result);
+        }
         if stop.load(Ordering::Relaxed) {
             return Ok(Outcome::Interrupted {
                 chunks_done,
                 chunks_total: chunks_total as usize,
             });
         }
-        results.push(CellResult {
-            counts: merged.into_inner().expect("counts poisoned"),
-            elapsed: started.elapsed(),
-            items,
-        });
     }
     Ok(Outcome::Complete(results))
 }
