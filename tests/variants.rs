@@ -271,6 +271,48 @@ enum Upgrade {
 /// only on a field card, and only where a back rule can reverse it).
 fn smallest_upgrade_that_hurts(rules: Rules, kind: Upgrade) -> Option<(Vec<u32>, Vec<u32>, u32)> {
     let special = |c: u32| Some(c) == rules.cut || Some(c) == rules.back;
+    smallest_position(|x, y| {
+        for (r, reversed) in (0..=6u32).flat_map(|r| [(r, false), (r, true)]) {
+            let unreachable = kind == Upgrade::AboveBack && rules.back.is_some_and(|b| r > b);
+            if (reversed && (r == 0 || rules.back.is_none() || unreachable))
+                || !plain_variant_wins(x, y, r, reversed, rules)
+            {
+                continue;
+            }
+            let hurt = (0..x.len()).any(|i| {
+                let to = match kind {
+                    Upgrade::Any => x[i] + 1,
+                    Upgrade::AboveBack if rules.back.is_some_and(|b| x[i] <= b) => {
+                        return false;
+                    }
+                    Upgrade::PlainToPlain | Upgrade::AboveBack if special(x[i]) => {
+                        return false;
+                    }
+                    Upgrade::PlainToPlain | Upgrade::AboveBack => {
+                        (x[i] + 1..=6).find(|&c| !special(c)).unwrap_or(7)
+                    }
+                };
+                let mut up = x.to_vec();
+                up[i] = to;
+                up.sort();
+                to <= 6
+                    && up.iter().filter(|&&c| c == to).count() <= 2
+                    && !plain_variant_wins(&up, y, r, reversed, rules)
+            });
+            if hurt {
+                return Some(r);
+            }
+        }
+        None
+    })
+}
+
+/// The position with the fewest cards, on hands of strengths 1..=6 (two
+/// copies each, at most three cards a hand), for which `field_where`
+/// names a field; with that field.
+fn smallest_position(
+    field_where: impl Fn(&[u32], &[u32]) -> Option<u32>,
+) -> Option<(Vec<u32>, Vec<u32>, u32)> {
     let all = hands(6, 3);
     let mut best: Option<(Vec<u32>, Vec<u32>, u32)> = None;
     for x in &all {
@@ -281,37 +323,8 @@ fn smallest_upgrade_that_hurts(rules: Rules, kind: Upgrade) -> Option<(Vec<u32>,
             {
                 continue;
             }
-            for (r, reversed) in (0..=6u32).flat_map(|r| [(r, false), (r, true)]) {
-                let unreachable = kind == Upgrade::AboveBack && rules.back.is_some_and(|b| r > b);
-                if (reversed && (r == 0 || rules.back.is_none() || unreachable))
-                    || !plain_variant_wins(x, y, r, reversed, rules)
-                {
-                    continue;
-                }
-                let hurt = (0..x.len()).any(|i| {
-                    let to = match kind {
-                        Upgrade::Any => x[i] + 1,
-                        Upgrade::AboveBack if rules.back.is_some_and(|b| x[i] <= b) => {
-                            return false;
-                        }
-                        Upgrade::PlainToPlain | Upgrade::AboveBack if special(x[i]) => {
-                            return false;
-                        }
-                        Upgrade::PlainToPlain | Upgrade::AboveBack => {
-                            (x[i] + 1..=6).find(|&c| !special(c)).unwrap_or(7)
-                        }
-                    };
-                    let mut up = x.clone();
-                    up[i] = to;
-                    up.sort();
-                    to <= 6
-                        && up.iter().filter(|&&c| c == to).count() <= 2
-                        && !plain_variant_wins(&up, y, r, reversed, rules)
-                });
-                if hurt {
-                    best = Some((x.clone(), y.clone(), r));
-                    break;
-                }
+            if let Some(r) = field_where(x, y) {
+                best = Some((x.clone(), y.clone(), r));
             }
         }
     }
@@ -435,34 +448,18 @@ fn first_broken_bound(
     upper: bool,
     bound: impl Fn(&[u32], &[u32]) -> Option<(Vec<u32>, Vec<u32>)>,
 ) -> Option<(Vec<u32>, Vec<u32>, u32)> {
-    let all = hands(6, 3);
-    let mut best: Option<(Vec<u32>, Vec<u32>, u32)> = None;
-    for x in &all {
-        for y in &all {
-            if best
-                .as_ref()
-                .is_some_and(|(bx, by, _)| bx.len() + by.len() <= x.len() + y.len())
-            {
-                continue;
+    smallest_position(|x, y| {
+        let (px, py) = bound(x, y)?;
+        (0..=6u32).find(|&r| {
+            let variant = plain_variant_wins(x, y, r, false, rules);
+            let plain = plain_mover_wins(&px, &py, r);
+            if upper {
+                variant && !plain
+            } else {
+                plain && !variant
             }
-            let Some((px, py)) = bound(x, y) else {
-                continue;
-            };
-            let broken = (0..=6u32).find(|&r| {
-                let variant = plain_variant_wins(x, y, r, false, rules);
-                let plain = plain_mover_wins(&px, &py, r);
-                if upper {
-                    variant && !plain
-                } else {
-                    plain && !variant
-                }
-            });
-            if let Some(r) = broken {
-                best = Some((x.clone(), y.clone(), r));
-            }
-        }
-    }
-    best
+        })
+    })
 }
 
 /// `hand` with its cards of the strengths in `special` moved to strength
