@@ -453,6 +453,7 @@ fn run_chunks<S: Workload>(
         let merged = Mutex::new(merged);
         let done_here = std::sync::atomic::AtomicUsize::new(0);
         let items_here = std::sync::atomic::AtomicU64::new(0);
+        // Ahead of a run, which chunks ran, for the run to skip.
         let ran = Mutex::new(Vec::new());
         // This shard's chunks of the cell, as arithmetic on indices: no
         // list of them is ever built.
@@ -498,7 +499,9 @@ fn run_chunks<S: Workload>(
                     S::merge(&mut merged.lock().expect("counts poisoned"), counts);
                     done_here.fetch_add(1, Ordering::Relaxed);
                     items_here.fetch_add(chunk.len, Ordering::Relaxed);
-                    ran.lock().expect("chunk list poisoned").push(chunk.global);
+                    if !counting {
+                        ran.lock().expect("chunk list poisoned").push(chunk.global);
+                    }
                     progress.add(chunk.len);
                     Ok(())
                 })

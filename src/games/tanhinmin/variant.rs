@@ -402,10 +402,7 @@ impl VariantSolver {
         let holds =
             |i: usize| mover.get(i).is_some_and(|&c| c > 0) || other.get(i).is_some_and(|&c| c > 0);
         if !reversed && !holds(self.classes.cut) && !holds(self.classes.back) {
-            let before = self.plain.positions;
-            let outcome = self.plain.outcome_in(mover, other, nm, no, ranks, field);
-            self.positions += self.plain.positions - before;
-            return outcome;
+            return self.plain_outcome(mover, other, nm, no, ranks, field);
         }
         // Small positions are re-solved rather than looked up: their
         // subtrees cost less than the cache miss of a memo probe.
@@ -480,7 +477,6 @@ impl VariantSolver {
         let (cut, back) = (self.classes.cut, self.classes.back);
         let special = [cut, back].map(|i| (i < ranks).then_some(i));
         let broken = self.broken_bounds;
-        let before = self.plain.positions;
         let mut bound = |unbeatable: &mut Hand, rival: &mut Hand, mover_first: bool| {
             if rival.get(back).is_some_and(|&c| c > 0) {
                 return None;
@@ -500,7 +496,7 @@ impl VariantSolver {
             // Settles the position if the mover loses when the unbeatable
             // cards are theirs, or wins when they are the rival's.
             let settles = mover_wins_counts(&m[..=top], &o[..=top], field) != mover_first;
-            let outcome = settles.then(|| self.plain.outcome_in(m, o, nm, no, ranks + 1, field));
+            let outcome = settles.then(|| self.plain_outcome(m, o, nm, no, ranks + 1, field));
             unbeatable[top] = 0;
             for (i, n) in special.into_iter().zip(held) {
                 if let Some(i) = i {
@@ -509,9 +505,24 @@ impl VariantSolver {
             }
             outcome.filter(|o| o.win != mover_first)
         };
-        let verdict = bound(mover, other, true).or_else(|| bound(other, mover, false));
+        bound(mover, other, true).or_else(|| bound(other, mover, false))
+    }
+
+    /// The plain solver's outcome of a plain position, its positions
+    /// counted as this solver's.
+    fn plain_outcome(
+        &mut self,
+        mover: &mut Hand,
+        other: &mut Hand,
+        nm: u32,
+        no: u32,
+        ranks: usize,
+        field: usize,
+    ) -> Outcome {
+        let before = self.plain.positions;
+        let outcome = self.plain.outcome_in(mover, other, nm, no, ranks, field);
         self.positions += self.plain.positions - before;
-        verdict
+        outcome
     }
 
     /// Tries the moves of a position no rule of thumb decided.
