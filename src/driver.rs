@@ -89,6 +89,7 @@ impl RunContext {
             threads: self.threads,
             inject_fault: self.inject_fault,
             progress: self.progress,
+            stop: self.stop.clone(),
         }
     }
 }

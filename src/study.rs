@@ -56,7 +56,7 @@ impl Summary {
 /// What building a study may depend on. Nothing here changes what a run
 /// computes, except `inject_fault`, which exists to prove that a study's
 /// check can fail.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BuildContext {
     /// Worker threads the run will use (memory budgets are split by it).
     pub threads: usize,
@@ -64,6 +64,11 @@ pub struct BuildContext {
     pub inject_fault: bool,
     /// How a long build (a claim study's tables) shows its progress.
     pub progress: crate::engine::progress::Mode,
+    /// Set when a stop is requested (Ctrl-C, SIGTERM). The engine starts
+    /// no instance after it and abandons the chunks under way; a solver
+    /// whose one instance can take an hour (a 26x26 variant deal) polls it
+    /// too and gives up, so a stop does not wait for that instance.
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A run described from its config alone, before any work and without

@@ -15,6 +15,7 @@ fn quiet() -> BuildContext {
         threads: 1,
         inject_fault: false,
         progress: runner::engine::progress::Mode::Quiet,
+        stop: Default::default(),
     }
 }
 

@@ -744,3 +744,63 @@ fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
     assert!(!stale.exists(), "the stale temp file was removed");
     assert!(out.join("checkpoint.jsonl").exists());
 }
+
+/// SIGTERM in the middle of one deal that runs for over an hour (the
+/// second 26x26 deal of seed 26 under 11-back, alone in its shard, on one
+/// thread) stops the run in seconds: the variant search polls the stop
+/// request and gives up, storing nothing from then on, and the chunk is
+/// abandoned (it is redone on resume). Before, a stop waited for the deal
+/// under way, so SIGTERM at a batch job's time limit was ignored until the
+/// scheduler killed the job.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_inside_one_long_deal() {
+    let dir = scratch("long-deal");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
+    );
+    let out = dir.join("out");
+    let child = runner()
+        .args(run_args(
+            &cfg,
+            &out,
+            &["-j", "1", "--shards", "1000", "--shard-index", "1"],
+        ))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(3000));
+    let sent = std::time::Instant::now();
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    // Read on another thread, so a run that ignores the signal fails this
+    // test after two minutes instead of holding it for an hour.
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let pid = child.id();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait_with_output().unwrap());
+    });
+    let o = match done_rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(o) => o,
+        Err(_) => {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("the run did not stop within two minutes of SIGTERM");
+        }
+    };
+    // A liveness bound, not a speed target: the deal alone takes an hour.
+    assert!(
+        sent.elapsed() < Duration::from_secs(120),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 of 1 chunks done"), "{}", stderr(&o));
+    let journal = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 1, "only the header: {journal}");
+}

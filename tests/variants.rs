@@ -208,6 +208,7 @@ fn card_count_by_roots_and_thresholds_equals_patterns_and_full_minimax() {
                 threads: 2,
                 inject_fault,
                 progress: progress::Mode::Quiet,
+                stop: Default::default(),
             };
             let by_root = ScoreStudy::build(&cfg, &ctx).unwrap();
             let mut by_pattern = ScoreStudy::build(&cfg, &ctx).unwrap();
@@ -598,4 +599,71 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
     }
     // The back rule changes winners at 2x2 already, and the summary says so.
     assert!(!stats.lines().nth(1).unwrap().ends_with(",0"), "{stats}");
+}
+
+/// A search that gives up on a stop request stores nothing from then on:
+/// the verdicts it unwinds with mean nothing, and one of them in the
+/// shared memo would be a wrong answer for the next deal. Here the stop is
+/// requested before each search starts and looked at every 64 positions,
+/// so most searches give up; then a solver without a stop token solves the
+/// same deals over the same memo (9x9 deals: every position of more than 4
+/// cards is in it), and must agree with a solver whose memo saw no search
+/// given up. (Storing the unwound verdicts fails this on the first deal.)
+#[test]
+fn a_search_given_up_on_a_stop_leaves_no_wrong_verdict_behind() {
+    use runner::games::tanhinmin::memo::SharedMemo;
+    use runner::random::{chunk_rng, uniform_below};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    for rules in [
+        Rules {
+            cut: None,
+            back: Some(9),
+        },
+        Rules {
+            cut: Some(6),
+            back: Some(9),
+        },
+    ] {
+        let memo = Arc::new(SharedMemo::with_bytes(64 << 20));
+        let stop = Arc::new(AtomicBool::new(true));
+        let mut stopping = VariantSolver::with_shared(rules, memo.clone(), 1 << 20, 16 << 20)
+            .with_stop_polled_every(stop, 64);
+        let mut after = VariantSolver::with_shared(rules, memo, 1 << 20, 16 << 20);
+        let mut fresh = VariantSolver::new(rules, 64 << 20, 16 << 20);
+        let mut rng = chunk_rng(19, 0);
+        let mut deck: Vec<usize> = (0..52).map(|c| c / 4).collect();
+        let (mut gave_up, mut finished) = (0, 0);
+        for _ in 0..100 {
+            for i in (1..deck.len()).rev() {
+                deck.swap(i, uniform_below(&mut rng, i as u64 + 1) as usize);
+            }
+            let mut p = Position {
+                mover: [0; runner::games::cards::MAX_RANKS],
+                other: [0; runner::games::cards::MAX_RANKS],
+                ranks: 13,
+                field: 0,
+            };
+            for (k, &rank) in deck[..18].iter().enumerate() {
+                if k < 9 {
+                    p.mover[rank] += 1;
+                } else {
+                    p.other[rank] += 1;
+                }
+            }
+            match stopping.try_mover_wins(&p) {
+                None => gave_up += 1,
+                Some(_) => finished += 1,
+            }
+            assert_eq!(
+                after.mover_wins(&p),
+                fresh.mover_wins(&p),
+                "{rules:?} {p:?}"
+            );
+        }
+        assert!(
+            gave_up > 50 && finished > 0,
+            "{rules:?}: {gave_up} given up, {finished} finished"
+        );
+    }
 }

@@ -92,6 +92,7 @@ use super::position::Position;
 use super::solver::{SMALL_POSITION_CARDS, Solver};
 use crate::games::cards::{Hand, MAX_RANKS};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The rules of a variant: strengths (1 = weakest) of the special ranks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -137,6 +138,9 @@ const PLAIN_BOUND_MAX_CARDS: u32 = 26;
 
 /// A rank index no position has.
 const NO_RANK: usize = usize::MAX;
+
+/// Positions searched between two looks at the stop token: about 10 ms.
+const POSITIONS_PER_STOP_POLL: u32 = 1 << 16;
 
 /// Moves whose children's keys are built and prefetched up front.
 const PREFETCHED_MOVES: usize = 16;
@@ -274,6 +278,16 @@ pub struct VariantSolver {
     /// plain cards of their rank instead of making the holder's unbeatable
     /// (see [`Self::special_card_bounds`]).
     broken_bounds: bool,
+    /// Set when a stop is requested: the search then gives up (see
+    /// [`Self::try_mover_wins`]).
+    stop: Option<Arc<AtomicBool>>,
+    /// Positions searched since the stop token was last looked at, and
+    /// how many between two looks.
+    since_poll: u32,
+    poll_every: u32,
+    /// The search under way gave up on a stop request. From then on it
+    /// stores nothing: the verdicts it unwinds with mean nothing.
+    gave_up: bool,
 }
 
 impl VariantSolver {
@@ -292,6 +306,30 @@ impl VariantSolver {
             },
             positions: 0,
             broken_bounds: false,
+            stop: None,
+            since_poll: 0,
+            poll_every: POSITIONS_PER_STOP_POLL,
+            gave_up: false,
+        }
+    }
+
+    /// The same solver, giving up its search when `stop` becomes true:
+    /// a 26x26 deal under 11-back can take an hour, and a stop (Ctrl-C, or
+    /// SIGTERM at a batch job's time limit) should not wait for it.
+    pub fn with_stop(self, stop: Arc<AtomicBool>) -> Self {
+        VariantSolver {
+            stop: Some(stop),
+            ..self
+        }
+    }
+
+    /// As [`Self::with_stop`], looking at `stop` every `positions`
+    /// positions: for tests that make small searches give up.
+    #[doc(hidden)]
+    pub fn with_stop_polled_every(self, stop: Arc<AtomicBool>, positions: u32) -> Self {
+        VariantSolver {
+            poll_every: positions.max(1),
+            ..self.with_stop(stop)
         }
     }
 
@@ -349,7 +387,8 @@ impl VariantSolver {
     }
 
     /// Does the player to move in `p` win, the order being normal (both
-    /// hands non-empty, at most [`VARIANT_MAX_CARDS`] cards)?
+    /// hands non-empty, at most [`VARIANT_MAX_CARDS`] cards)? For a solver
+    /// without a stop token ([`Self::with_stop`]).
     pub fn mover_wins(&mut self, p: &Position) -> bool {
         self.mover_wins_in(p, false)
     }
@@ -357,6 +396,22 @@ impl VariantSolver {
     /// As [`Self::mover_wins`], with the order reversed if `reversed` (then
     /// the field must hold a card).
     pub fn mover_wins_in(&mut self, p: &Position, reversed: bool) -> bool {
+        assert!(
+            self.stop.is_none(),
+            "a solver that can give up answers through try_mover_wins"
+        );
+        self.try_mover_wins_in(p, reversed)
+            .expect("a search without a stop token never gives up")
+    }
+
+    /// As [`Self::mover_wins`], or `None` when a stop was requested before
+    /// the search finished. Nothing the search stored is wrong: it stops
+    /// storing the moment it gives up.
+    pub fn try_mover_wins(&mut self, p: &Position) -> Option<bool> {
+        self.try_mover_wins_in(p, false)
+    }
+
+    fn try_mover_wins_in(&mut self, p: &Position, reversed: bool) -> Option<bool> {
         assert!(
             !reversed || p.field > 0,
             "a reversed order needs a field card"
@@ -368,10 +423,13 @@ impl VariantSolver {
             nm + no <= VARIANT_MAX_CARDS,
             "validation refuses larger deals"
         );
-        self.search(
-            &mut mover, &mut other, nm, no, p.ranks, p.field, reversed, 0,
-        )
-        .win
+        self.gave_up = false;
+        let win = self
+            .search(
+                &mut mover, &mut other, nm, no, p.ranks, p.field, reversed, 0,
+            )
+            .win;
+        (!self.gave_up).then_some(win)
     }
 
     /// The search on count arrays, changed in place and restored;
@@ -389,6 +447,9 @@ impl VariantSolver {
         known_key: u128,
     ) -> Outcome {
         let playable = playable_ranks(field, reversed, ranks);
+        if self.gave_up {
+            return Outcome::decided(false);
+        }
         if nm == 1
             && let Some(i) = playable.clone().find(|&i| mover[i] > 0)
         {
@@ -419,6 +480,7 @@ impl VariantSolver {
             return Outcome::decided(win);
         }
         self.positions += 1;
+        self.poll_stop();
         let verdict = 'decided: {
             if !reversed
                 && let Some(bound) = self.special_card_bounds(mover, other, nm, no, ranks, field)
@@ -431,6 +493,20 @@ impl VariantSolver {
             self.remember(key, verdict.win);
         }
         verdict
+    }
+
+    /// Every [`POSITIONS_PER_STOP_POLL`] positions, gives up if a stop was
+    /// requested.
+    #[inline]
+    fn poll_stop(&mut self) {
+        self.since_poll += 1;
+        if self.since_poll >= self.poll_every {
+            self.since_poll = 0;
+            self.gave_up |= self
+                .stop
+                .as_deref()
+                .is_some_and(|s| s.load(Ordering::Relaxed));
+        }
     }
 
     /// The position decided by the plain game, when that can be done (in
@@ -663,6 +739,9 @@ impl VariantSolver {
     }
 
     fn remember(&self, key: u128, wins: bool) {
+        if self.gave_up {
+            return;
+        }
         match self.table(key) {
             Some(m) => m.insert(key, wins),
             None => self.private.insert(key, wins),

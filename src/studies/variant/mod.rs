@@ -34,6 +34,7 @@ use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// The rules a config asks for: `[rules]` (study `variant`) or `[cut]`
 /// (study `cut`). Call after validation.
@@ -173,6 +174,8 @@ pub struct VariantStudy {
     local_bytes: usize,
     /// For the plain game's solver, whose table is fixed-size.
     plain_memo_bytes: usize,
+    /// The run's stop request, which a deal's search polls.
+    stop: Arc<AtomicBool>,
 }
 
 impl DealStudy for VariantStudy {
@@ -190,7 +193,8 @@ impl DealStudy for VariantStudy {
                 self.shared.clone(),
                 self.local_bytes,
                 self.plain_memo_bytes,
-            ),
+            )
+            .with_stop(self.stop.clone()),
         }
     }
 
@@ -205,7 +209,10 @@ impl DealStudy for VariantStudy {
             field,
         };
         let before = w.variant.positions;
-        let variant = w.variant.mover_wins(&p);
+        // Given up on a stop request: the engine abandons the chunk.
+        let Some(variant) = w.variant.try_mover_wins(&p) else {
+            return;
+        };
         c.positions += w.variant.positions - before;
         let plain = w.variant.plain_mover_wins(&p);
         let (mu0, mu1) = mu_pair_counts(&d.first[..ranks], &d.second[..ranks], field);
@@ -300,6 +307,7 @@ impl Study for VariantStudy {
             shared: Arc::new(SharedMemo::with_bytes(shared_bytes)),
             local_bytes,
             plain_memo_bytes,
+            stop: ctx.stop.clone(),
         })
     }
 
