@@ -73,6 +73,9 @@ pub struct DealSource {
     /// source's study wants than the plain game's: a variant's positions
     /// share less across deals (see [`DealSource::wanting_memo_scaled`]).
     memo_scale_log2: u32,
+    /// The largest automatic memo of a sampled run, as a power of two
+    /// (see [`DealSource::wanting_sampled_memo_up_to`]).
+    sampled_memo_cap_log2: u32,
 }
 
 /// How an exhaustive cell lists its deals.
@@ -96,6 +99,14 @@ impl DealSource {
     /// 497M positions in 86 s, 1 GiB 46M positions in 27 s.
     pub fn wanting_memo_scaled(mut self, log2: u32) -> Self {
         self.memo_scale_log2 = log2;
+        self
+    }
+
+    /// The same deals, for a study whose sampled runs want an automatic
+    /// memo of up to `2^log2` bytes rather than [`SAMPLED_MEMO_CAP_LOG2`]:
+    /// a study that measured more memory paying for itself there.
+    pub fn wanting_sampled_memo_up_to(mut self, log2: u32) -> Self {
+        self.sampled_memo_cap_log2 = log2;
         self
     }
 
@@ -152,6 +163,7 @@ impl DealSource {
             deals_per_cell: config.experiment.deals.unwrap_or(0),
             spaces,
             memo_scale_log2: 0,
+            sampled_memo_cap_log2: SAMPLED_MEMO_CAP_LOG2,
         }
     }
 
@@ -357,6 +369,10 @@ pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>
 /// a sampled run reuses little between deals, so 2^(16 + cards / 2) bytes,
 /// at most 1 GiB (512 MiB at 13x13). Larger costs time clearing pages
 /// (about 2 s a GiB) and buys no speed.
+/// The largest automatic memo of a sampled run, as a power of two: 1 GiB,
+/// unless the study asks for more ([`DealSource::wanting_sampled_memo_up_to`]).
+pub const SAMPLED_MEMO_CAP_LOG2: u32 = 30;
+
 fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
     if let Some(mb) = config.solver.memo_mb {
         return mb.saturating_mul(1 << 20);
@@ -364,7 +380,7 @@ fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
     let cards = source.largest_deal_cards();
     let log2 = match source.mode {
         Mode::Exhaustive => (12 + cards + source.memo_scale_log2).min(32),
-        Mode::Sample => (16 + cards / 2 + source.memo_scale_log2).min(30),
+        Mode::Sample => (16 + cards / 2 + source.memo_scale_log2).min(source.sampled_memo_cap_log2),
     };
     (1u64 << log2).max(16 << 20)
 }

@@ -27,8 +27,8 @@ use crate::studies::deal_study::columns::{
 };
 use crate::studies::deal_study::mu::{MU_COLUMNS, MuTable, push_mu_rows};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, memo_size,
-    validate_small_deck,
+    self, DealInstance, DealSource, DealStudy, FailureList, Located, SAMPLED_MEMO_CAP_LOG2,
+    memo_budget, memo_size, validate_small_deck,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -115,7 +115,17 @@ fn validate_deals(config: &Config) -> Result<(), String> {
 fn variant_source(config: &Config) -> DealSource {
     let rules = rules_of(config);
     let special: Vec<u32> = rules.cut.into_iter().chain(rules.back).collect();
-    DealSource::with_distinguished_ranks(config, &special).wanting_memo_scaled(4)
+    let source = DealSource::with_distinguished_ranks(config, &special).wanting_memo_scaled(4);
+    // Deals past twice SMALL_VARIANT_CARDS cards (26x26) search positions
+    // of 30 to 50 cards that the tables are short of room for: on 48
+    // 26x26 8-cut deals, 2 GiB ran 1.1x to 1.2x faster than 1 GiB, and
+    // 4 GiB no faster than 2 (BENCHMARKS.md, "The plain game's table at
+    // 26x26").
+    if source.largest_deal_cards() > 2 * SMALL_VARIANT_CARDS {
+        source.wanting_sampled_memo_up_to(SAMPLED_MEMO_CAP_LOG2 + 1)
+    } else {
+        source
+    }
 }
 
 /// A deal where the plain μ test misnames the variant's winner.
@@ -286,19 +296,26 @@ impl Study for VariantStudy {
         // than a variant's (no special rank to track), and its table is
         // fixed-size and touched all over: on configs/cut.toml 64 MiB per
         // thread ran in 4.2 s and 0.85 GB, 512 MiB in 6.3 s and 1.76 GB.
+        // Deals past twice SMALL_VARIANT_CARDS cards (26x26) are another
+        // matter: there the plain game takes over in positions of 30 to 50
+        // cards, few of which recur, and the table is short of room, not
+        // of cleared pages: a quarter of the share (128 MiB of the
+        // automatic 1 GiB) made 24 26x26 8-cut deals 1.3x faster than
+        // 64 MiB (BENCHMARKS.md, "The plain game's table at 26x26").
         // The variant's private tables hold the keys past 63 bits
         // (positions of more than SMALL_VARIANT_CARDS cards). A deal's
         // positions peak at about half its cards, so up to twice that
         // many cards they are few and take a quarter of the rest; past it
         // they are most of the search and take three quarters. (8-cut,
         // 24 26x26 deals, 2 threads, the automatic 1 GiB: 1.3x to 2.2x
-        // faster, 1.6x in all; 4 GiB in all searched no fewer positions.)
-        let plain_memo_bytes = (share / 4).min(64 << 20);
-        let local_quarters = if source.largest_deal_cards() > 2 * SMALL_VARIANT_CARDS {
-            3
+        // faster, 1.6x in all.)
+        let large = source.largest_deal_cards() > 2 * SMALL_VARIANT_CARDS;
+        let plain_memo_bytes = if large {
+            share / 4
         } else {
-            1
+            (share / 4).min(64 << 20)
         };
+        let local_quarters = if large { 3 } else { 1 };
         let local_bytes = (share - plain_memo_bytes) / 4 * local_quarters;
         let shared_bytes = budget - threads * (plain_memo_bytes + local_bytes);
         Ok(VariantStudy {
