@@ -126,7 +126,9 @@ fn watch_signals(stop: Arc<AtomicBool>, phase: Arc<AtomicU8>) -> std::io::Result
                 eprintln!("{name}: stopped before any chunk ran; nothing to resume");
                 std::process::exit(exit::INTERRUPTED);
             }
-            eprintln!("{name}: stopping after the chunks under way (again to stop at once)");
+            eprintln!(
+                "{name}: stopping; the chunks under way are left for --resume (again to stop at once)"
+            );
         }
     });
     Ok(())

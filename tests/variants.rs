@@ -601,6 +601,34 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
     assert!(!stats.lines().nth(1).unwrap().ends_with(",0"), "{stats}");
 }
 
+/// `count` random deals of `each` cards a hand from the 52-card deck.
+fn random_deals(each: usize, count: usize, seed: u64) -> Vec<Position> {
+    use runner::random::{chunk_rng, uniform_below};
+    let mut rng = chunk_rng(seed, 0);
+    let mut deck: Vec<usize> = (0..52).map(|c| c / 4).collect();
+    (0..count)
+        .map(|_| {
+            for i in (1..deck.len()).rev() {
+                deck.swap(i, uniform_below(&mut rng, i as u64 + 1) as usize);
+            }
+            let mut p = Position {
+                mover: [0; runner::games::cards::MAX_RANKS],
+                other: [0; runner::games::cards::MAX_RANKS],
+                ranks: 13,
+                field: 0,
+            };
+            for (k, &rank) in deck[..2 * each].iter().enumerate() {
+                if k < each {
+                    p.mover[rank] += 1;
+                } else {
+                    p.other[rank] += 1;
+                }
+            }
+            p
+        })
+        .collect()
+}
+
 /// A search that gives up on a stop request stores nothing from then on:
 /// the verdicts it unwinds with mean nothing, and one of them in the
 /// shared memo would be a wrong answer for the next deal. Here the stop is
@@ -612,7 +640,6 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
 #[test]
 fn a_search_given_up_on_a_stop_leaves_no_wrong_verdict_behind() {
     use runner::games::tanhinmin::memo::SharedMemo;
-    use runner::random::{chunk_rng, uniform_below};
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
     for rules in [
@@ -631,26 +658,8 @@ fn a_search_given_up_on_a_stop_leaves_no_wrong_verdict_behind() {
             .with_stop_polled_every(stop, 64);
         let mut after = VariantSolver::with_shared(rules, memo, 1 << 20, 16 << 20);
         let mut fresh = VariantSolver::new(rules, 64 << 20, 16 << 20);
-        let mut rng = chunk_rng(19, 0);
-        let mut deck: Vec<usize> = (0..52).map(|c| c / 4).collect();
         let (mut gave_up, mut finished) = (0, 0);
-        for _ in 0..100 {
-            for i in (1..deck.len()).rev() {
-                deck.swap(i, uniform_below(&mut rng, i as u64 + 1) as usize);
-            }
-            let mut p = Position {
-                mover: [0; runner::games::cards::MAX_RANKS],
-                other: [0; runner::games::cards::MAX_RANKS],
-                ranks: 13,
-                field: 0,
-            };
-            for (k, &rank) in deck[..18].iter().enumerate() {
-                if k < 9 {
-                    p.mover[rank] += 1;
-                } else {
-                    p.other[rank] += 1;
-                }
-            }
+        for p in random_deals(9, 100, 19) {
             match stopping.try_mover_wins(&p) {
                 None => gave_up += 1,
                 Some(_) => finished += 1,
@@ -666,4 +675,39 @@ fn a_search_given_up_on_a_stop_leaves_no_wrong_verdict_behind() {
             "{rules:?}: {gave_up} given up, {finished} finished"
         );
     }
+}
+
+/// The same for the card-count study's threshold searches: thresholds
+/// around each deal's value, over a shared table that searches given up
+/// on a stop have used.
+#[test]
+fn a_threshold_search_given_up_on_a_stop_leaves_no_wrong_verdict_behind() {
+    use runner::games::tanhinmin::score::{ThresholdShared, ThresholdSolver, c1_value};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let shared = Arc::new(ThresholdShared::with_bytes(64 << 20));
+    let stop = Arc::new(AtomicBool::new(true));
+    let mut stopping =
+        ThresholdSolver::new(shared.clone(), 1 << 20, 16 << 20).with_stop_polled_every(stop, 64);
+    let mut after = ThresholdSolver::new(shared, 1 << 20, 16 << 20);
+    let mut fresh = ThresholdSolver::new(
+        Arc::new(ThresholdShared::with_bytes(64 << 20)),
+        1 << 20,
+        16 << 20,
+    );
+    let (mut gave_up, mut finished) = (0, 0);
+    for p in random_deals(9, 60, 23) {
+        let c1 = c1_value(&cards(&p.mover[..13]), &cards(&p.other[..13]), 0);
+        for v in c1 - 1..=c1 + 2 {
+            match stopping.try_reaches(&p, v) {
+                None => gave_up += 1,
+                Some(_) => finished += 1,
+            }
+            assert_eq!(after.reaches(&p, v), fresh.reaches(&p, v), "{p:?} at {v}");
+        }
+    }
+    assert!(
+        gave_up > 50 && finished > 0,
+        "{gave_up} given up, {finished} finished"
+    );
 }

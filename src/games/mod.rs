@@ -7,4 +7,5 @@
 pub mod cards;
 pub mod impartial;
 pub mod mahjong;
+pub mod stop;
 pub mod tanhinmin;

@@ -23,6 +23,9 @@ use super::ordering::{MoveOrder, mu_guesses_mover_wins};
 use super::position::{Position, SMALL_KEY_CARDS, canonical_key, key_of};
 use super::solver::{SMALL_POSITION_CARDS, Solver};
 use crate::games::cards::{Hand, MAX_RANKS};
+use crate::games::stop::{POSITIONS_PER_POLL, StopPoll};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// Memoised card-count minimax on canonical positions.
 pub struct ScoreSolver {
@@ -142,6 +145,9 @@ pub struct ThresholdSolver {
     /// Positions expanded (memo misses), the plain game's searches
     /// included, for run details.
     pub positions: u64,
+    /// The run's stop request, which the search looks at (see
+    /// [`Self::try_reaches`]).
+    stop: StopPoll,
 }
 
 impl ThresholdSolver {
@@ -158,15 +164,45 @@ impl ThresholdSolver {
             private: ThresholdPrivate::with_bytes(private_bytes),
             plain: Solver::with_order(plain_bytes, MoveOrder::default()),
             positions: 0,
+            stop: StopPoll::never(),
+        }
+    }
+
+    /// The same solver, giving up its search when `stop` becomes true (a
+    /// 26x26 deal's searches can take minutes).
+    pub fn with_stop(self, stop: Arc<AtomicBool>) -> Self {
+        self.with_stop_polled_every(stop, POSITIONS_PER_POLL)
+    }
+
+    /// As [`Self::with_stop`], looking at `stop` every `positions`
+    /// positions: for tests that make small searches give up.
+    #[doc(hidden)]
+    pub fn with_stop_polled_every(self, stop: Arc<AtomicBool>, positions: u32) -> Self {
+        ThresholdSolver {
+            stop: StopPoll::on(stop, positions),
+            ..self
         }
     }
 
     /// Can the player to move in `p` (both hands non-empty) guarantee a
-    /// score of at least `v`?
+    /// score of at least `v`? For a solver without a stop token
+    /// ([`Self::with_stop`]).
     /// At most [`THRESHOLD_MAX_CARDS`] cards; larger positions would
     /// alias in the memo, so they are refused by a panic here and kept away
     /// by the caller.
     pub fn reaches(&mut self, p: &Position, v: i32) -> bool {
+        assert!(
+            !self.stop.can_give_up(),
+            "a solver that can give up answers through try_reaches"
+        );
+        self.try_reaches(p, v)
+            .expect("a search without a stop token never gives up")
+    }
+
+    /// As [`Self::reaches`], or `None` when a stop was requested before the
+    /// search finished. Nothing the search stored is wrong: it stops
+    /// storing the moment it gives up.
+    pub fn try_reaches(&mut self, p: &Position, v: i32) -> Option<bool> {
         let (mut mover, mut other) = (p.mover, p.other);
         let nm: u32 = mover[..p.ranks].iter().map(|&x| u32::from(x)).sum();
         let no: u32 = other[..p.ranks].iter().map(|&x| u32::from(x)).sum();
@@ -175,12 +211,13 @@ impl ThresholdSolver {
             "{} cards is more than a threshold key holds",
             nm + no
         );
+        self.stop.start();
         let plain_before = self.plain.positions;
         let reached = self
             .search(&mut mover, &mut other, nm, no, p.ranks, p.field, v, 0)
             .win;
         self.positions += self.plain.positions - plain_before;
-        reached
+        (!self.stop.gave_up()).then_some(reached)
     }
 
     /// The search on count arrays, changed in place and restored. Ranks
@@ -199,6 +236,9 @@ impl ThresholdSolver {
         v: i32,
         known_key: u128,
     ) -> Outcome {
+        if self.stop.gave_up() {
+            return Outcome::decided(false);
+        }
         // The mover's score lies in [-nm, no]: a winner gains the loser's
         // cards, a loser loses at most all of their own.
         if v > no as i32 {
@@ -251,6 +291,7 @@ impl ThresholdSolver {
             return Outcome::decided(answer);
         }
         self.positions += 1;
+        self.stop.tick();
         // Mover's score >= v exactly when some move leaves the opponent unable
         // to reach 1 - v (their score is minus the mover's). One card per move
         // class, weakest first, with the refutation bound: "a card upgraded
@@ -318,6 +359,9 @@ impl ThresholdSolver {
     }
 
     fn remember(&self, key: u128, win: bool) {
+        if self.stop.gave_up() {
+            return;
+        }
         if key <= MAX_KEY as u128 {
             self.shared.insert(key, win);
         } else {

@@ -91,8 +91,9 @@ use super::ordering::MoveOrder;
 use super::position::Position;
 use super::solver::{SMALL_POSITION_CARDS, Solver};
 use crate::games::cards::{Hand, MAX_RANKS};
+use crate::games::stop::{POSITIONS_PER_POLL, StopPoll};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// The rules of a variant: strengths (1 = weakest) of the special ranks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -138,9 +139,6 @@ const PLAIN_BOUND_MAX_CARDS: u32 = 26;
 
 /// A rank index no position has.
 const NO_RANK: usize = usize::MAX;
-
-/// Positions searched between two looks at the stop token: about 10 ms.
-const POSITIONS_PER_STOP_POLL: u32 = 1 << 16;
 
 /// Moves whose children's keys are built and prefetched up front.
 const PREFETCHED_MOVES: usize = 16;
@@ -278,16 +276,9 @@ pub struct VariantSolver {
     /// plain cards of their rank instead of making the holder's unbeatable
     /// (see [`Self::special_card_bounds`]).
     broken_bounds: bool,
-    /// Set when a stop is requested: the search then gives up (see
+    /// The run's stop request, which the search looks at (see
     /// [`Self::try_mover_wins`]).
-    stop: Option<Arc<AtomicBool>>,
-    /// Positions searched since the stop token was last looked at, and
-    /// how many between two looks.
-    since_poll: u32,
-    poll_every: u32,
-    /// The search under way gave up on a stop request. From then on it
-    /// stores nothing: the verdicts it unwinds with mean nothing.
-    gave_up: bool,
+    stop: StopPoll,
 }
 
 impl VariantSolver {
@@ -306,10 +297,7 @@ impl VariantSolver {
             },
             positions: 0,
             broken_bounds: false,
-            stop: None,
-            since_poll: 0,
-            poll_every: POSITIONS_PER_STOP_POLL,
-            gave_up: false,
+            stop: StopPoll::never(),
         }
     }
 
@@ -317,10 +305,7 @@ impl VariantSolver {
     /// a 26x26 deal under 11-back can take an hour, and a stop (Ctrl-C, or
     /// SIGTERM at a batch job's time limit) should not wait for it.
     pub fn with_stop(self, stop: Arc<AtomicBool>) -> Self {
-        VariantSolver {
-            stop: Some(stop),
-            ..self
-        }
+        self.with_stop_polled_every(stop, POSITIONS_PER_POLL)
     }
 
     /// As [`Self::with_stop`], looking at `stop` every `positions`
@@ -328,8 +313,8 @@ impl VariantSolver {
     #[doc(hidden)]
     pub fn with_stop_polled_every(self, stop: Arc<AtomicBool>, positions: u32) -> Self {
         VariantSolver {
-            poll_every: positions.max(1),
-            ..self.with_stop(stop)
+            stop: StopPoll::on(stop, positions),
+            ..self
         }
     }
 
@@ -397,7 +382,7 @@ impl VariantSolver {
     /// the field must hold a card).
     pub fn mover_wins_in(&mut self, p: &Position, reversed: bool) -> bool {
         assert!(
-            self.stop.is_none(),
+            !self.stop.can_give_up(),
             "a solver that can give up answers through try_mover_wins"
         );
         self.try_mover_wins_in(p, reversed)
@@ -423,13 +408,13 @@ impl VariantSolver {
             nm + no <= VARIANT_MAX_CARDS,
             "validation refuses larger deals"
         );
-        self.gave_up = false;
+        self.stop.start();
         let win = self
             .search(
                 &mut mover, &mut other, nm, no, p.ranks, p.field, reversed, 0,
             )
             .win;
-        (!self.gave_up).then_some(win)
+        (!self.stop.gave_up()).then_some(win)
     }
 
     /// The search on count arrays, changed in place and restored;
@@ -447,7 +432,7 @@ impl VariantSolver {
         known_key: u128,
     ) -> Outcome {
         let playable = playable_ranks(field, reversed, ranks);
-        if self.gave_up {
+        if self.stop.gave_up() {
             return Outcome::decided(false);
         }
         if nm == 1
@@ -480,7 +465,7 @@ impl VariantSolver {
             return Outcome::decided(win);
         }
         self.positions += 1;
-        self.poll_stop();
+        self.stop.tick();
         let verdict = 'decided: {
             if !reversed
                 && let Some(bound) = self.special_card_bounds(mover, other, nm, no, ranks, field)
@@ -493,20 +478,6 @@ impl VariantSolver {
             self.remember(key, verdict.win);
         }
         verdict
-    }
-
-    /// Every [`POSITIONS_PER_STOP_POLL`] positions, gives up if a stop was
-    /// requested.
-    #[inline]
-    fn poll_stop(&mut self) {
-        self.since_poll += 1;
-        if self.since_poll >= self.poll_every {
-            self.since_poll = 0;
-            self.gave_up |= self
-                .stop
-                .as_deref()
-                .is_some_and(|s| s.load(Ordering::Relaxed));
-        }
     }
 
     /// The position decided by the plain game, when that can be done (in
@@ -739,7 +710,7 @@ impl VariantSolver {
     }
 
     fn remember(&self, key: u128, wins: bool) {
-        if self.gave_up {
+        if self.stop.gave_up() {
             return;
         }
         match self.table(key) {

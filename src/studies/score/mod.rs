@@ -95,6 +95,9 @@ pub struct ScoreStudy {
     /// Private memo bytes per worker, split between the threshold search's
     /// larger positions and the full-value minimax.
     memo_bytes: usize,
+    /// The run's stop request, which the threshold searches poll. (The
+    /// full-value minimax, run only where C1 is wrong, does not.)
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A thread's solvers: the threshold searches, and the full-value minimax
@@ -118,7 +121,8 @@ impl DealStudy for ScoreStudy {
                 self.shared.clone(),
                 self.memo_bytes / 2,
                 self.memo_bytes / 4,
-            ),
+            )
+            .with_stop(self.stop.clone()),
             full: ScoreSolver::new(self.memo_bytes / 4),
         }
     }
@@ -137,10 +141,21 @@ impl DealStudy for ScoreStudy {
         let before = worker.threshold.positions + worker.full.positions;
         // Value >= c1 and not >= c1 + 1 proves value == c1; otherwise the
         // full minimax finds the value the closed form missed.
-        let proved = self.by_threshold
-            && (x.len() + y.len()) as u32 <= THRESHOLD_MAX_CARDS
-            && worker.threshold.reaches(&p, c1)
-            && !worker.threshold.reaches(&p, c1 + 1);
+        // A search given up on a stop request answers `None`: the engine
+        // abandons the chunk.
+        let proved = if self.by_threshold && (x.len() + y.len()) as u32 <= THRESHOLD_MAX_CARDS {
+            let Some(low) = worker.threshold.try_reaches(&p, c1) else {
+                return;
+            };
+            low && {
+                let Some(high) = worker.threshold.try_reaches(&p, c1 + 1) else {
+                    return;
+                };
+                !high
+            }
+        } else {
+            false
+        };
         let score = if proved { c1 } else { worker.full.score(&p) };
         c.positions += worker.threshold.positions + worker.full.positions - before;
         c.deals += d.weight;
@@ -191,6 +206,7 @@ impl Study for ScoreStudy {
             shared: std::sync::Arc::new(ThresholdShared::with_bytes(budget / 2)),
             memo_bytes: budget / 2 / ctx.threads.max(1),
             by_threshold: true,
+            stop: ctx.stop.clone(),
             source,
             conjecture: if ctx.inject_fault {
                 c1_off_by_one
