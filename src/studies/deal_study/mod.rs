@@ -360,6 +360,10 @@ pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>
     }
 }
 
+/// The largest automatic memo of a sampled run, as a power of two: 1 GiB,
+/// unless the study asks for more ([`DealSource::wanting_sampled_memo_up_to`]).
+pub const SAMPLED_MEMO_CAP_LOG2: u32 = 30;
+
 /// `[solver] memo_mb` in bytes, or when absent the automatic size.
 ///
 /// The automatic size follows the best settings measured on the shipped
@@ -367,12 +371,9 @@ pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>
 /// pattern, and the positions worth keeping grow about 4x per card each,
 /// so 2^(12 + cards) bytes (256 MiB at 8x8, 1 GiB at 9x9, 4 GiB at 10x10);
 /// a sampled run reuses little between deals, so 2^(16 + cards / 2) bytes,
-/// at most 1 GiB (512 MiB at 13x13). Larger costs time clearing pages
+/// at most 1 GiB (512 MiB at 13x13) unless its study measured more paying
+/// off ([`SAMPLED_MEMO_CAP_LOG2`]). Larger costs time clearing pages
 /// (about 2 s a GiB) and buys no speed.
-/// The largest automatic memo of a sampled run, as a power of two: 1 GiB,
-/// unless the study asks for more ([`DealSource::wanting_sampled_memo_up_to`]).
-pub const SAMPLED_MEMO_CAP_LOG2: u32 = 30;
-
 fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
     if let Some(mb) = config.solver.memo_mb {
         return mb.saturating_mul(1 << 20);

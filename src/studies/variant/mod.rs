@@ -299,9 +299,10 @@ impl Study for VariantStudy {
         // Deals past twice SMALL_VARIANT_CARDS cards (26x26) are another
         // matter: there the plain game takes over in positions of 30 to 50
         // cards, few of which recur, and the table is short of room, not
-        // of cleared pages: a quarter of the share (128 MiB of the
-        // automatic 1 GiB) made 24 26x26 8-cut deals 1.3x faster than
-        // 64 MiB (BENCHMARKS.md, "The plain game's table at 26x26").
+        // of cleared pages: a quarter of the share (128 MiB per thread of
+        // 1 GiB) made 48 26x26 8-cut deals 1.2x to 1.3x faster than 64 MiB,
+        // and the 256 MiB of the automatic 2 GiB 1.3x to 1.5x (BENCHMARKS.md,
+        // "The plain game's table at 26x26").
         // The variant's private tables hold the keys past 63 bits
         // (positions of more than SMALL_VARIANT_CARDS cards). A deal's
         // positions peak at about half its cards, so up to twice that
