@@ -777,7 +777,7 @@ fn sigterm_stops_inside_one_long_deal() {
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
-    // Read on another thread, so a run that ignores the signal fails this
+    // Waited for on another thread, so a run that ignores the signal fails this
     // test after two minutes instead of holding it for an hour.
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     let pid = child.id();
