@@ -161,17 +161,19 @@ fn cut_variant_reports_where_the_plain_formula_fails() {
 }
 
 /// The card-count study solves one root per canonical root of the plain
-/// game, by two threshold searches around C1's value. Merging a run of one
-/// owner's ranks changes no card count, so the value and C1's prediction
-/// are the same on every pattern of a root: the tables by roots and
-/// threshold searches must equal the tables by patterns and the full-value
-/// minimax, with C1 and with a deliberately wrong conjecture (where every
-/// window it picks is wrong somewhere and the full search takes over).
+/// game, by two searches around C1's value: plain searches on the hands the
+/// dropped-cards lemma names (the default), or the card-count game's own
+/// threshold searches. Merging a run of one owner's ranks changes no card
+/// count, so the value and C1's prediction are the same on every pattern of
+/// a root: the tables by roots and either method must equal the tables by
+/// patterns and the full-value minimax, with C1 and with a deliberately
+/// wrong conjecture (where every window it picks is wrong somewhere and the
+/// full search takes over).
 #[test]
 fn card_count_by_roots_and_thresholds_equals_patterns_and_full_minimax() {
     use runner::engine::{self, Outcome, RunOptions, progress};
     use runner::studies::deal_study::DealSource;
-    use runner::studies::score::{ScoreCounts, ScoreStudy};
+    use runner::studies::score::{ScoreCounts, ScoreMethod, ScoreStudy};
     use runner::study::{BuildContext, Study};
     use std::sync::atomic::AtomicBool;
     let whole = |study: &ScoreStudy| -> Vec<ScoreCounts> {
@@ -210,19 +212,29 @@ fn card_count_by_roots_and_thresholds_equals_patterns_and_full_minimax() {
                 progress: progress::Mode::Quiet,
                 stop: Default::default(),
             };
+            // The fast path: one root per class, by the dropped-cards
+            // lemma's plain searches.
             let by_root = ScoreStudy::build(&cfg, &ctx).unwrap();
+            assert_eq!(by_root.method, ScoreMethod::DroppedCards);
+            // The same roots by the card-count game's own threshold
+            // searches, which know nothing of the lemma.
+            let mut by_threshold = ScoreStudy::build(&cfg, &ctx).unwrap();
+            by_threshold.method = ScoreMethod::Threshold;
+            // The plain twin: every pattern, by the full-value minimax.
             let mut by_pattern = ScoreStudy::build(&cfg, &ctx).unwrap();
             by_pattern.source = DealSource::new(&cfg);
-            // The plain twin: every pattern, by the full-value minimax.
-            by_pattern.by_threshold = false;
-            for (r, p) in whole(&by_root).iter().zip(&whole(&by_pattern)) {
+            by_pattern.method = ScoreMethod::FullValue;
+            let twins = [whole(&by_threshold), whole(&by_pattern)];
+            for (k, r) in whole(&by_root).iter().enumerate() {
                 let case = format!("{deck} {sizes} field {field} fault {inject_fault}");
-                assert_eq!(
-                    (r.deals, r.first_wins, r.c1_agree, r.c1_disagree),
-                    (p.deals, p.first_wins, p.c1_agree, p.c1_disagree),
-                    "{case}"
-                );
-                assert_eq!(r.scores, p.scores, "{case}");
+                for p in twins.iter().map(|t| &t[k]) {
+                    assert_eq!(
+                        (r.deals, r.first_wins, r.c1_agree, r.c1_disagree),
+                        (p.deals, p.first_wins, p.c1_agree, p.c1_disagree),
+                        "{case}"
+                    );
+                    assert_eq!(r.scores, p.scores, "{case}");
+                }
                 if inject_fault {
                     assert!(r.c1_disagree > 0, "{case}: the wrong conjecture is caught");
                 }

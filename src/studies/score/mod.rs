@@ -19,6 +19,9 @@ use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::games::cards::strengths;
+use crate::games::tanhinmin::dropped_cards::DroppedCardsSolver;
+use crate::games::tanhinmin::memo::SharedMemo;
+use crate::games::tanhinmin::ordering::MoveOrder;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::score::ThresholdShared;
 use crate::games::tanhinmin::score::{
@@ -78,33 +81,65 @@ pub struct ScoreCounts {
     pub positions: u64,
 }
 
+/// How the study proves a deal's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreMethod {
+    /// Two plain searches around the closed form's value `v`, on the hands
+    /// the dropped-cards lemma names
+    /// ([`crate::games::tanhinmin::dropped_cards`]): "the mover reaches
+    /// `v`" and "the mover reaches `v + 1`" are plain games with the
+    /// keeper's weakest cards left out. The fast path, and the default.
+    DroppedCards,
+    /// Two threshold searches of the card-count game itself around `v`
+    /// ([`ThresholdSolver`]), which know nothing of the lemma: its twin.
+    Threshold,
+    /// The full-value minimax alone: the plain twin of both.
+    FullValue,
+}
+
 /// The card-count study.
 pub struct ScoreStudy {
     /// The deals.
     pub source: DealSource,
     /// The closed form checked (C1, or a wrong one under `--inject-fault`).
     pub conjecture: Conjecture,
-    /// Decide each deal by two threshold searches around the closed form's
-    /// value (the fast path), or by the full-value minimax alone (its plain
-    /// twin, which tests compare it with). Either way the value written is
-    /// one that search proved.
-    pub by_threshold: bool,
-    /// Threshold entries of up to 24 cards, shared by all threads and kept
-    /// across deals.
-    shared: std::sync::Arc<ThresholdShared>,
-    /// Private memo bytes per worker, split between the threshold search's
-    /// larger positions and the full-value minimax.
+    /// How each deal's value is proved. Whatever the method, the value
+    /// written is one that search proved: where the two searches do not
+    /// confirm the closed form's value, the full-value minimax finds it.
+    pub method: ScoreMethod,
+    /// The plain game's table for [`ScoreMethod::DroppedCards`], shared by
+    /// all threads and kept across deals.
+    plain_shared: std::sync::Arc<SharedMemo>,
+    /// Threshold entries of up to 24 cards for [`ScoreMethod::Threshold`],
+    /// shared by all threads and kept across deals.
+    threshold_shared: std::sync::Arc<ThresholdShared>,
+    /// Private memo bytes per worker, split between the searches' larger
+    /// positions and the full-value minimax.
     memo_bytes: usize,
+    /// The plain searches' move order (`[solver] order`).
+    order: MoveOrder,
     /// The run's stop request, which the threshold searches poll. (The
-    /// full-value minimax, run only where C1 is wrong, does not.)
+    /// plain searches of the lemma take well under a second at 26x26, and
+    /// the full-value minimax runs only where C1 is wrong; neither does.)
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// A thread's solvers: the threshold searches, and the full-value minimax
-/// for deals where the closed form's window is wrong.
+/// A thread's solvers: the searches of the study's method, and the
+/// full-value minimax for deals where the closed form's window is wrong.
+/// Tables are allocated when first asked for, so the method's unused
+/// solvers cost no memory.
 pub struct ScoreWorker {
-    threshold: ThresholdSolver,
+    dropped: Option<DroppedCardsSolver>,
+    threshold: Option<ThresholdSolver>,
     full: ScoreSolver,
+}
+
+impl ScoreWorker {
+    fn positions(&self) -> u64 {
+        self.dropped.as_ref().map_or(0, |s| s.positions)
+            + self.threshold.as_ref().map_or(0, |s| s.positions)
+            + self.full.positions
+    }
 }
 
 impl DealStudy for ScoreStudy {
@@ -116,13 +151,19 @@ impl DealStudy for ScoreStudy {
     }
 
     fn new_worker(&self) -> ScoreWorker {
+        let method = self.method;
         ScoreWorker {
-            threshold: ThresholdSolver::new(
-                self.shared.clone(),
-                self.memo_bytes / 2,
-                self.memo_bytes / 4,
-            )
-            .with_stop(self.stop.clone()),
+            dropped: (method == ScoreMethod::DroppedCards).then(|| {
+                DroppedCardsSolver::new(self.plain_shared.clone(), self.memo_bytes / 2, self.order)
+            }),
+            threshold: (method == ScoreMethod::Threshold).then(|| {
+                ThresholdSolver::new(
+                    self.threshold_shared.clone(),
+                    self.memo_bytes / 2,
+                    self.memo_bytes / 4,
+                )
+                .with_stop(self.stop.clone())
+            }),
             full: ScoreSolver::new(self.memo_bytes / 4),
         }
     }
@@ -138,17 +179,21 @@ impl DealStudy for ScoreStudy {
         };
         let (x, y) = (strengths(&d.first[..ranks]), strengths(&d.second[..ranks]));
         let c1 = (self.conjecture)(&x, &y, self.source.field);
-        let before = worker.threshold.positions + worker.full.positions;
+        let before = worker.positions();
         // Value >= c1 and not >= c1 + 1 proves value == c1; otherwise the
         // full minimax finds the value the closed form missed.
-        // A search given up on a stop request answers `None`: the engine
-        // abandons the chunk.
-        let proved = if self.by_threshold && (x.len() + y.len()) as u32 <= THRESHOLD_MAX_CARDS {
-            let Some(low) = worker.threshold.try_reaches(&p, c1) else {
+        let proved = if let Some(dropped) = worker.dropped.as_mut() {
+            dropped.reaches(&p, c1) && !dropped.reaches(&p, c1 + 1)
+        } else if let Some(threshold) = worker.threshold.as_mut()
+            && (x.len() + y.len()) as u32 <= THRESHOLD_MAX_CARDS
+        {
+            // A search given up on a stop request answers `None`: the
+            // engine abandons the chunk.
+            let Some(low) = threshold.try_reaches(&p, c1) else {
                 return;
             };
             low && {
-                let Some(high) = worker.threshold.try_reaches(&p, c1 + 1) else {
+                let Some(high) = threshold.try_reaches(&p, c1 + 1) else {
                     return;
                 };
                 !high
@@ -157,7 +202,7 @@ impl DealStudy for ScoreStudy {
             false
         };
         let score = if proved { c1 } else { worker.full.score(&p) };
-        c.positions += worker.threshold.positions + worker.full.positions - before;
+        c.positions += worker.positions() - before;
         c.deals += d.weight;
         if score > 0 {
             c.first_wins += d.weight;
@@ -199,13 +244,16 @@ impl Study for ScoreStudy {
 
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let source = DealSource::by_root(config);
-        // Half the budget for the shared threshold table, half for the
-        // workers' private tables.
+        // Half the budget for the shared table, half for the workers'
+        // private tables. Both shared tables are made, but only the
+        // method's is ever written, and pages nobody touches cost nothing.
         let budget = memo_budget(config, &source);
         Ok(ScoreStudy {
-            shared: std::sync::Arc::new(ThresholdShared::with_bytes(budget / 2)),
+            plain_shared: std::sync::Arc::new(SharedMemo::with_bytes(budget / 2)),
+            threshold_shared: std::sync::Arc::new(ThresholdShared::with_bytes(budget / 2)),
             memo_bytes: budget / 2 / ctx.threads.max(1),
-            by_threshold: true,
+            method: ScoreMethod::DroppedCards,
+            order: config.solver.order,
             stop: ctx.stop.clone(),
             source,
             conjecture: if ctx.inject_fault {
