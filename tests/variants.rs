@@ -723,3 +723,47 @@ fn a_threshold_search_given_up_on_a_stop_leaves_no_wrong_verdict_behind() {
         "{gave_up} given up, {finished} finished"
     );
 }
+
+/// The dropped-cards lemma against the card-count game's own threshold
+/// searches, which know nothing of it: every threshold from below the
+/// worst score to above the best, on random deals of 4 to 9 cards each
+/// from the 52-card deck, with and without a field, over shared tables
+/// kept across deals (as the study keeps them). A wrong lemma (the
+/// strongest cards dropped instead of the weakest) is caught on the
+/// same deals.
+#[test]
+fn dropped_cards_plain_searches_equal_the_threshold_searches_on_random_deals() {
+    use runner::games::tanhinmin::dropped_cards::DroppedCardsSolver;
+    use runner::games::tanhinmin::memo::SharedMemo;
+    use runner::games::tanhinmin::ordering::MoveOrder;
+    use runner::games::tanhinmin::score::{ThresholdShared, ThresholdSolver};
+    use std::sync::Arc;
+    let plain = Arc::new(SharedMemo::with_bytes(16 << 20));
+    let mut dropped = DroppedCardsSolver::new(plain, 1 << 20, MoveOrder::default());
+    let mut wrong = DroppedCardsSolver::new(
+        Arc::new(SharedMemo::with_bytes(1 << 20)),
+        1 << 20,
+        MoveOrder::default(),
+    )
+    .dropping_strongest();
+    let shared = Arc::new(ThresholdShared::with_bytes(64 << 20));
+    let mut threshold = ThresholdSolver::new(shared, 1 << 20, 16 << 20);
+    let (mut checked, mut wrong_caught) = (0, 0);
+    for each in 4..=9 {
+        for (k, mut p) in random_deals(each, 60, 31 + each as u64)
+            .into_iter()
+            .enumerate()
+        {
+            // Every third deal faces a field card.
+            p.field = [0, 4, 9][k % 3];
+            for v in -(each as i32) - 1..=each as i32 + 1 {
+                let want = threshold.reaches(&p, v);
+                assert_eq!(dropped.reaches(&p, v), want, "{p:?} at {v}");
+                wrong_caught += usize::from(wrong.reaches(&p, v) != want);
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 60 * (4..=9).map(|e| 2 * e + 3).sum::<usize>());
+    assert!(wrong_caught > 0, "the wrong lemma went unnoticed");
+}
