@@ -6,9 +6,9 @@
 //! in [`packed`]), [`solver`] against [`reference`], the variant solvers in
 //! [`score`] and [`variant`] against their plain recursions, the
 //! dropped-cards lemma ([`dropped_cards`]) against the card-count game's
-//! own searches, and the proof's
-//! move in [`strategy`] on counts against the statement on lists. The
-//! formula may order the search ([`ordering`]) but never decides a verdict.
+//! own searches, and the proof's move in [`strategy`] on counts against
+//! the statement on lists. The formula may order the search
+//! ([`ordering`]) but never decides a verdict.
 
 pub mod dropped_cards;
 pub mod formula;

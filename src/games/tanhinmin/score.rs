@@ -126,6 +126,10 @@ fn threshold_key(key: u128, v: i32) -> u128 {
 /// minimax of [`ScoreSolver`] must try every move. The closed form (C1)
 /// only picks `v`; the searches decide.
 ///
+/// The card-count study answers these questions faster by the plain game
+/// ([`super::dropped_cards`]); this search of the card-count game itself,
+/// which knows nothing of that lemma, is its twin in the tests.
+///
 /// Where the answer is the plain game's (a threshold of at most 1 for a
 /// mover who wins, of at least 0 for one who loses), a plain solver of its
 /// own proves it instead; see [`Self::search`].

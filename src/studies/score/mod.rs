@@ -14,6 +14,12 @@
 //!   T(X, top_b(Y), r);
 //! - otherwise it is -(|X| - a* + 1), a* the smallest a for which
 //!   T(top_a(X), Y, r) fails.
+//!
+//! C1 follows from the theorem by the dropped-cards lemma
+//! ([`crate::games::tanhinmin::dropped_cards`]), which is also how each deal
+//! is checked fast: the two questions that prove C1's value are plain games.
+//! The study still proves every value by search, and a value C1 misnames is
+//! found by the full-value minimax, which knows nothing of the lemma.
 
 use crate::config::Config;
 use crate::engine::CellResult;
