@@ -132,6 +132,38 @@ fn c1_holds_on_small_cells_and_a_wrong_conjecture_is_caught() {
     assert!(fails.lines().count() > 1);
 }
 
+/// `[solver] score_method` chooses how each deal's value is proved, never
+/// what it is: the dropped-cards lemma's plain searches (the default), the
+/// card-count game's threshold searches, and the full-value minimax write
+/// byte-identical tables on the same sampled deals.
+#[test]
+fn every_score_method_writes_the_same_tables() {
+    let dir = scratch("score-methods");
+    let mut tables = Vec::new();
+    for method in [None, Some("threshold"), Some("full-value")] {
+        let solver = method.map_or(String::new(), |m| {
+            format!("[solver]\nscore_method = \"{m}\"\n")
+        });
+        let name = method.unwrap_or("default");
+        let cfg = dir.join(format!("{name}.toml"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "[experiment]\nname = \"{name}\"\nstudy = \"score\"\nmode = \"sample\"\nseed = 5\ndeals = 300\n[hands]\nsizes = [[7, 7], [4, 8]]\n{solver}"
+            ),
+        )
+        .unwrap();
+        let out = dir.join(name);
+        let o = run(&run_args(&cfg, &out, &[]));
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let read = |f: &str| std::fs::read(out.join(f)).unwrap();
+        tables.push(["stats.csv", "score.csv", "c1_failures.csv"].map(read));
+    }
+    assert!(tables[0][1].len() > 100, "a score distribution was written");
+    assert_eq!(tables[0], tables[1], "threshold searches");
+    assert_eq!(tables[0], tables[2], "full-value minimax");
+}
+
 #[test]
 fn cut_variant_reports_where_the_plain_formula_fails() {
     let dir = scratch("cut");

@@ -259,6 +259,31 @@ pub struct SolverConfig {
     /// Which move the minimax tries first; never changes a verdict.
     #[serde(default)]
     pub order: MoveOrder,
+    /// How study `score` proves each deal's value; never changes a value.
+    /// Absent: [`ScoreMethod::DroppedCards`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_method: Option<ScoreMethod>,
+}
+
+/// How study `score` answers its two questions per deal, "can the player
+/// to move reach C1's value v?" and "v + 1?" (`[solver] score_method`).
+/// Every method proves the values it writes, and they write the same
+/// tables; they differ in speed and in what the check rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScoreMethod {
+    /// Each question is one plain search on the hands the dropped-cards
+    /// lemma names ([`crate::games::tanhinmin::dropped_cards`]): the
+    /// fastest, and the default.
+    #[default]
+    DroppedCards,
+    /// Each question is a search of the card-count game itself with the
+    /// threshold in its memo keys, which knows nothing of the lemma: a
+    /// check that rests on neither the lemma nor its proof.
+    Threshold,
+    /// No questions: the full-value minimax on every deal, the plain twin
+    /// of both (slow: 300 10x10 deals took 8.6 minutes).
+    FullValue,
 }
 
 /// Largest number of cards in play (both hands), bounded by the memo key.

@@ -159,6 +159,9 @@ fn refuse_unused(config: &Config, entry: &StudyEntry) -> Result<(), String> {
     if !entry.solves && config.solver != SolverConfig::default() {
         return unused("[solver]");
     }
+    if config.solver.score_method.is_some() && entry.name != "score" {
+        return unused("[solver] score_method");
+    }
     Ok(())
 }
 
@@ -224,6 +227,17 @@ sizes = [[2, 2]]
             (
                 GOOD.replace("sizes = [[2, 2]]", "sizes = [[0, 2]]"),
                 "[hands] sizes[0]",
+            ),
+            (
+                format!("{GOOD}[solver]\nscore_method = \"threshold\"\n"),
+                "[solver] score_method",
+            ),
+            (
+                format!("{GOOD}[solver]\nscore_method = \"fast\"\n").replace(
+                    "mode = \"exhaustive\"",
+                    "study = \"score\"\nmode = \"exhaustive\"",
+                ),
+                "score_method",
             ),
         ];
         for (text, key) in cases {

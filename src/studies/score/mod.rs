@@ -22,6 +22,7 @@
 //! found by the full-value minimax, which knows nothing of the lemma.
 
 use crate::config::Config;
+pub use crate::config::ScoreMethod;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::games::cards::strengths;
@@ -85,22 +86,6 @@ pub struct ScoreCounts {
     /// Positions expanded; run detail only.
     #[serde(skip)]
     pub positions: u64,
-}
-
-/// How the study proves a deal's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScoreMethod {
-    /// Two plain searches around the closed form's value `v`, on the hands
-    /// the dropped-cards lemma names
-    /// ([`crate::games::tanhinmin::dropped_cards`]): "the mover reaches
-    /// `v`" and "the mover reaches `v + 1`" are plain games with the
-    /// keeper's weakest cards left out. The fast path, and the default.
-    DroppedCards,
-    /// Two threshold searches of the card-count game itself around `v`
-    /// ([`ThresholdSolver`]), which know nothing of the lemma: its twin.
-    Threshold,
-    /// The full-value minimax alone: the plain twin of both.
-    FullValue,
 }
 
 /// The card-count study.
@@ -258,7 +243,7 @@ impl Study for ScoreStudy {
             plain_shared: std::sync::Arc::new(SharedMemo::with_bytes(budget / 2)),
             threshold_shared: std::sync::Arc::new(ThresholdShared::with_bytes(budget / 2)),
             memo_bytes: budget / 2 / ctx.threads.max(1),
-            method: ScoreMethod::DroppedCards,
+            method: config.solver.score_method.unwrap_or_default(),
             order: config.solver.order,
             stop: ctx.stop.clone(),
             source,
