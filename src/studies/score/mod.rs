@@ -115,10 +115,9 @@ pub struct ScoreStudy {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// A thread's solvers: the searches of the study's method, and the
-/// full-value minimax for deals where the closed form's window is wrong.
-/// Tables are allocated when first asked for, so the method's unused
-/// solvers cost no memory.
+/// A thread's solvers: the searches of the study's method (only its own
+/// are made), and the full-value minimax for deals where the closed form's
+/// window is wrong.
 pub struct ScoreWorker {
     dropped: Option<DroppedCardsSolver>,
     threshold: Option<ThresholdSolver>,
