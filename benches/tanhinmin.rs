@@ -1,15 +1,19 @@
 //! Criterion benches: μ, the formula per deal, and minimax per deal, with the
 //! naive solver (raw-hand keys, memo cleared per deal) as the baseline in the
-//! same run so the ratio is measured, not assumed.
+//! same run so the ratio is measured, not assumed; and a card-count deal's
+//! value proved by the dropped-cards lemma's plain searches against the
+//! card-count game's own threshold searches, in the same run.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rand_xoshiro::rand_core::Rng;
 use runner::games::cards::{Deal, Dealer, Deck};
+use runner::games::tanhinmin::dropped_cards::DroppedCardsSolver;
 use runner::games::tanhinmin::formula::{mu_pair_counts, mu_sorted};
 use runner::games::tanhinmin::memo::SharedMemo;
 use runner::games::tanhinmin::ordering::MoveOrder;
 use runner::games::tanhinmin::position::Position;
 use runner::games::tanhinmin::reference::NaiveSolver;
+use runner::games::tanhinmin::score::{ThresholdShared, ThresholdSolver, c1_value};
 use runner::games::tanhinmin::solver::Solver;
 use runner::random::chunk_rng;
 use std::hint::black_box;
@@ -120,5 +124,50 @@ fn bench_minimax(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_mu, bench_minimax);
+/// One 13x13 card-count deal's value proved at C1's value v ("reaches v"
+/// and not "reaches v + 1"), fresh deals each iteration and the tables kept
+/// across deals as in a run: the two methods of `[solver] score_method`.
+fn bench_card_count(c: &mut Criterion) {
+    let mut group = c.benchmark_group("card-count/13x13 deal, value proved");
+    group.sample_size(10);
+    let deck = Deck {
+        copies: vec![4; 13],
+    };
+    let next_deal = move || {
+        let mut dealer = Dealer::new(&deck);
+        let mut rng = chunk_rng(13, 0);
+        move || {
+            let d = dealer.deal(&mut rng, 13, 13);
+            let p = Position {
+                mover: d.first,
+                other: d.second,
+                ranks: 13,
+                field: 0,
+            };
+            let v = c1_value(&cards(&d.first[..13]), &cards(&d.second[..13]), 0);
+            (p, v)
+        }
+    };
+    group.bench_function("dropped cards (plain searches)", |bench| {
+        let memo = Arc::new(SharedMemo::with_bytes(256 << 20));
+        let mut solver = DroppedCardsSolver::new(memo, 64 << 20, MoveOrder::default());
+        let mut deal = next_deal.clone()();
+        bench.iter(|| {
+            let (p, v) = deal();
+            solver.reaches(&p, v) && !solver.reaches(&p, v + 1)
+        })
+    });
+    group.bench_function("threshold searches", |bench| {
+        let memo = Arc::new(ThresholdShared::with_bytes(256 << 20));
+        let mut solver = ThresholdSolver::new(memo, 64 << 20, 64 << 20);
+        let mut deal = next_deal.clone()();
+        bench.iter(|| {
+            let (p, v) = deal();
+            solver.reaches(&p, v) && !solver.reaches(&p, v + 1)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_mu, bench_minimax, bench_card_count);
 criterion_main!(benches);
