@@ -267,6 +267,25 @@ fn killed_runs_resume_to_the_identical_result() {
     );
 }
 
+/// Starts a run with its stderr piped, to be signalled and then waited for.
+fn start(cfg: &Path, out: &Path, extra: &[&str]) -> std::process::Child {
+    runner()
+        .args(run_args(cfg, out, extra))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends `signal` ("TERM", "INT") to `child`, as a batch scheduler or
+/// Ctrl-C would; whether `kill` found the process.
+fn send(child: &std::process::Child, signal: &str) -> bool {
+    Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap()
+        .success()
+}
+
 /// Starts a run that shows progress (so it first times a sample of its
 /// chunks), on one thread, with stderr piped.
 fn start_with_progress(cfg: &Path, out: &Path) -> std::process::Child {
@@ -296,11 +315,7 @@ fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
     );
     let child = start_with_progress(&cfg, &dir.join("out"));
     std::thread::sleep(Duration::from_millis(1000));
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    assert!(send(&child, "INT"));
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(4), "{err}");
@@ -418,17 +433,9 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let dir = scratch("term");
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
-    let child = runner()
-        .args(run_args(&cfg, &out, &["-j", "1"]))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(&cfg, &out, &["-j", "1"]);
     std::thread::sleep(Duration::from_millis(400));
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    assert!(send(&child, "TERM"));
     let o = child.wait_with_output().unwrap();
     assert_eq!(
         o.status.code(),
@@ -458,16 +465,9 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert_eq!(tables(&out), tables(&whole));
     // --fresh starts over and gives the same tables.
     let fresh = dir.join("fresh");
-    let child = runner()
-        .args(run_args(&cfg, &fresh, &["-j", "1"]))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(&cfg, &fresh, &["-j", "1"]);
     std::thread::sleep(Duration::from_millis(400));
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    send(&child, "TERM");
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
     single(&cfg, &fresh, &["--fresh"]);
     assert_eq!(tables(&fresh), tables(&whole));
@@ -683,9 +683,7 @@ fn edited_shard_results_and_checkpoints_are_refused() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
+    send(&child, "TERM");
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(4), "interrupted");
     let text = std::fs::read_to_string(&journal).unwrap();
@@ -721,17 +719,10 @@ fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
     std::fs::create_dir_all(&out).unwrap();
     let stale = out.join(".stats.csv.999999999.tmp");
     std::fs::write(&stale, "half a table").unwrap();
-    let child = runner()
-        .args(run_args(&cfg, &out, &["-j", "1"]))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(&cfg, &out, &["-j", "1"]);
     std::thread::sleep(Duration::from_millis(1500));
     let sent = std::time::Instant::now();
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    send(&child, "TERM");
     let o = child.wait_with_output().unwrap();
     // A liveness bound, not a speed target: the chunk alone takes about
     // 40 s, one deal well under a second.
@@ -762,21 +753,14 @@ fn sigterm_stops_inside_one_long_deal() {
         "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
     );
     let out = dir.join("out");
-    let child = runner()
-        .args(run_args(
-            &cfg,
-            &out,
-            &["-j", "1", "--shards", "1000", "--shard-index", "1"],
-        ))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(
+        &cfg,
+        &out,
+        &["-j", "1", "--shards", "1000", "--shard-index", "1"],
+    );
     std::thread::sleep(Duration::from_millis(3000));
     let sent = std::time::Instant::now();
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    send(&child, "TERM");
     // Waited for on another thread, so a run that ignores the signal fails this
     // test after two minutes instead of holding it for an hour.
     let (done_tx, done_rx) = std::sync::mpsc::channel();
