@@ -232,6 +232,15 @@ pub struct SolveArgs {
     /// Strength of the card on the field; 0 is an empty field.
     #[arg(long, value_name = "R", default_value_t = 0)]
     pub field: u32,
+    /// Play the 8-cut rule with this rank (e.g. 6, the 8 in a 3-to-2 deck): it clears the field and its player moves again. The μ test is then only a predictor, and minimax decides.
+    #[arg(long, value_name = "R")]
+    pub cut: Option<u32>,
+    /// Play the 11-back rule with this rank (e.g. 9, the Jack in a 3-to-2 deck): it reverses the order for the rest of the trick. Variant positions of 40 cards or more can take minutes or hours (Ctrl-C stops).
+    #[arg(long, value_name = "R")]
+    pub back: Option<u32>,
+    /// The order is reversed (an 11-back trick under way): only cards weaker than the field card may be played. Needs --back and a field card.
+    #[arg(long)]
+    pub reversed: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

@@ -1,4 +1,7 @@
-//! `runner solve`: one Tanhinmin position, by minimax and by the formula.
+//! `runner solve`: one Tanhinmin position, by minimax and by the formula,
+//! under the plain rules or a variant's (8-cut, 11-back). Under a variant
+//! the μ test is the plain game's, shown as a predictor: minimax decides,
+//! and on small positions the variant's plain recursion checks it.
 
 use crate::cli::SolveArgs;
 use crate::config::MAX_CARDS_IN_PLAY;
@@ -7,10 +10,18 @@ use crate::games::cards::MAX_RANKS;
 use crate::games::tanhinmin::formula;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
+use crate::games::tanhinmin::variant::{
+    Rules, VARIANT_MAX_CARDS, VariantSolver, plain_variant_wins,
+};
 use serde::Serialize;
 
 /// The largest card strength a position may hold.
 const MAX_STRENGTH: u32 = MAX_RANKS as u32;
+
+/// The most cards of a variant position that the variant's plain
+/// recursion (no memo, exponential) re-solves as a check: 14 cards take
+/// well under a second.
+const TWIN_MAX_CARDS: usize = 14;
 
 /// One position solved both ways, as printed or as `--json`.
 #[derive(Serialize, Debug, PartialEq)]
@@ -31,6 +42,29 @@ pub struct SolveReport {
     pub mu1: u32,
     /// Card strengths to play, or "pass".
     pub winning_moves: Vec<String>,
+    /// The variant played, when a rule is on (then `minimax_first_wins`
+    /// is the variant's verdict and `formula_first_wins` the plain μ
+    /// test's prediction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<VariantReport>,
+}
+
+/// What `runner solve` adds under a variant's rules.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct VariantReport {
+    /// The rules' name: "8-cut", "11-back" or "8-cut + 11-back".
+    pub rules: &'static str,
+    /// Strength of the cut rank, if on.
+    pub cut: Option<u32>,
+    /// Strength of the back rank, if on.
+    pub back: Option<u32>,
+    /// Was the order reversed?
+    pub reversed: bool,
+    /// Does the first player win the plain game from here (normal order
+    /// only)?
+    pub plain_first_wins: Option<bool>,
+    /// The variant's plain recursion, on positions of at most 14 cards.
+    pub twin_first_wins: Option<bool>,
 }
 
 /// Checks a position's cards; the message names the flag at fault.
@@ -56,8 +90,54 @@ pub fn check(first: &[u32], second: &[u32], field: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks the rules of a variant position on top of [`check`].
+pub fn check_rules(
+    first: &[u32],
+    second: &[u32],
+    field: u32,
+    rules: Rules,
+    reversed: bool,
+) -> Result<(), String> {
+    check(first, second, field)?;
+    for (flag, rank) in [("--cut", rules.cut), ("--back", rules.back)] {
+        if let Some(r) = rank
+            && !(1..=MAX_STRENGTH).contains(&r)
+        {
+            return Err(format!("{flag}: rank {r} is outside 1..={MAX_STRENGTH}"));
+        }
+    }
+    if rules.cut.is_some() && rules.cut == rules.back {
+        return Err("--cut/--back: the two rules need different ranks".into());
+    }
+    if reversed && rules.back.is_none() {
+        return Err("--reversed: only an 11-back trick is reversed; give --back".into());
+    }
+    if reversed && field == 0 {
+        return Err("--reversed: a reversed trick has a card on the field; give --field".into());
+    }
+    let special = rules != Rules::PLAIN;
+    if special && first.len() + second.len() > VARIANT_MAX_CARDS as usize {
+        return Err(format!(
+            "--first/--second: more than {VARIANT_MAX_CARDS} cards in all, the most a variant position holds"
+        ));
+    }
+    Ok(())
+}
+
 /// Solves one position by minimax and by the formula.
 pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
+    report_under(first, second, field, Rules::PLAIN, false)
+}
+
+/// Solves one position under `rules` (checked by [`check_rules`]) by
+/// minimax, beside the plain game's μ test.
+pub fn report_under(
+    first: &[u32],
+    second: &[u32],
+    field: u32,
+    rules: Rules,
+    reversed: bool,
+) -> SolveReport {
     let mut x = first.to_vec();
     let mut y = second.to_vec();
     x.sort_unstable();
@@ -66,14 +146,27 @@ pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
     // Give the field its own rank slot so it keeps its strength when above every card.
     pos.ranks = pos.ranks.max(field as usize);
     pos.field = field as usize;
-    let mut s = Solver::new(64 << 20);
-    let minimax = s.mover_wins(&pos);
-    let moves = s
-        .winning_moves(&pos)
-        .into_iter()
-        .map(|m| m.to_string())
-        .collect();
     let (mu0, mu1) = formula::mu_pair_sorted(&x, &y, field);
+    let mut plain_solver = Solver::new(64 << 20);
+    let plain = (!reversed).then(|| plain_solver.mover_wins(&pos));
+    let (minimax, moves, variant) = if rules == Rules::PLAIN {
+        let win = plain.expect("the plain game is never reversed");
+        (win, plain_solver.winning_moves(&pos), None)
+    } else {
+        let mut s = VariantSolver::new(rules, 256 << 20, 64 << 20);
+        let moves = s.winning_moves_in(&pos, reversed);
+        let twin = (x.len() + y.len() <= TWIN_MAX_CARDS)
+            .then(|| plain_variant_wins(&x, &y, field, reversed, rules));
+        let report = VariantReport {
+            rules: rules.name(),
+            cut: rules.cut,
+            back: rules.back,
+            reversed,
+            plain_first_wins: plain,
+            twin_first_wins: twin,
+        };
+        (!moves.is_empty(), moves, Some(report))
+    };
     SolveReport {
         first: x,
         second: y,
@@ -82,77 +175,134 @@ pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
         formula_first_wins: mu0 > mu1,
         mu0,
         mu1,
-        winning_moves: moves,
+        winning_moves: moves.into_iter().map(|m| m.to_string()).collect(),
+        variant,
     }
 }
 
-/// `runner solve`: prints the report; returns the exit status.
+/// `runner solve`: prints the report; returns the exit status: under the
+/// plain rules 1 when minimax and the theorem disagree, under a variant 1
+/// when minimax and the variant's plain recursion do (the μ test is only
+/// a predictor there).
 pub fn main(args: &SolveArgs) -> i32 {
-    if let Err(e) = check(&args.first, &args.second, args.field) {
+    let rules = Rules {
+        cut: args.cut,
+        back: args.back,
+    };
+    if let Err(e) = check_rules(&args.first, &args.second, args.field, rules, args.reversed) {
         eprintln!("error: {e}");
         return exit::USAGE;
     }
-    let r = report(&args.first, &args.second, args.field);
+    let r = report_under(&args.first, &args.second, args.field, rules, args.reversed);
     if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&r).expect("serialisable")
         );
     } else {
-        let who = |w: bool| {
-            if w {
-                "the player to move wins"
-            } else {
-                "the player to move loses"
-            }
-        };
-        let list = |h: &[u32]| {
-            h.iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        println!(
-            "position: first = [{}], second = [{}], field = {}",
-            list(&r.first),
-            list(&r.second),
-            r.field
-        );
-        println!("minimax:  {}", who(r.minimax_first_wins));
-        println!(
-            "formula:  mu0 = {}, mu1 = {}: {}",
-            r.mu0,
-            r.mu1,
-            who(r.formula_first_wins)
-        );
-        println!(
-            "agree:    {}",
-            if r.minimax_first_wins == r.formula_first_wins {
-                "yes"
-            } else {
-                "NO"
-            }
-        );
-        if r.winning_moves.is_empty() {
-            println!("winning moves: none");
+        print_text(&r);
+    }
+    let agrees = match &r.variant {
+        None => r.minimax_first_wins == r.formula_first_wins,
+        Some(v) => v.twin_first_wins.is_none_or(|t| t == r.minimax_first_wins),
+    };
+    if agrees { exit::OK } else { exit::CHECK_FAILED }
+}
+
+/// The report as the lines a reader sees.
+fn print_text(r: &SolveReport) {
+    let who = |w: bool| {
+        if w {
+            "the player to move wins"
         } else {
-            let shown: Vec<String> = r
-                .winning_moves
-                .iter()
-                .map(|m| {
-                    if m == "pass" {
-                        m.clone()
+            "the player to move loses"
+        }
+    };
+    let yes_no = |b: bool| if b { "yes" } else { "NO" };
+    let list = |h: &[u32]| {
+        h.iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let order = match &r.variant {
+        Some(v) if v.reversed => ", order reversed",
+        _ => "",
+    };
+    println!(
+        "position: first = [{}], second = [{}], field = {}{order}",
+        list(&r.first),
+        list(&r.second),
+        r.field
+    );
+    match &r.variant {
+        None => {
+            println!("minimax:  {}", who(r.minimax_first_wins));
+            println!(
+                "formula:  mu0 = {}, mu1 = {}: {}",
+                r.mu0,
+                r.mu1,
+                who(r.formula_first_wins)
+            );
+            println!(
+                "agree:    {}",
+                yes_no(r.minimax_first_wins == r.formula_first_wins)
+            );
+        }
+        Some(v) => {
+            let mut rules = Vec::new();
+            if let Some(c) = v.cut {
+                rules.push(format!("cut rank {c}"));
+            }
+            if let Some(b) = v.back {
+                rules.push(format!("back rank {b}"));
+            }
+            println!("rules:    {} ({})", v.rules, rules.join(", "));
+            println!("minimax:  {}", who(r.minimax_first_wins));
+            if let Some(t) = v.twin_first_wins {
+                println!(
+                    "check:    the variant's plain recursion agrees: {}",
+                    yes_no(t == r.minimax_first_wins)
+                );
+            }
+            if let Some(p) = v.plain_first_wins {
+                println!(
+                    "plain:    {} (the rules change the winner: {})",
+                    who(p),
+                    if p == r.minimax_first_wins {
+                        "no"
                     } else {
-                        format!("play {m}")
+                        "yes"
                     }
-                })
-                .collect();
-            println!("winning moves: {}", shown.join(", "));
+                );
+            }
+            println!(
+                "μ test:   mu0 = {}, mu1 = {}: predicts that {} (a predictor under a variant, not a claim): {}",
+                r.mu0,
+                r.mu1,
+                who(r.formula_first_wins),
+                if r.formula_first_wins == r.minimax_first_wins {
+                    "right"
+                } else {
+                    "wrong"
+                }
+            );
         }
     }
-    if r.minimax_first_wins == r.formula_first_wins {
-        exit::OK
+    if r.winning_moves.is_empty() {
+        println!("winning moves: none");
     } else {
-        exit::CHECK_FAILED
+        let shown: Vec<String> = r
+            .winning_moves
+            .iter()
+            .map(|m| {
+                if m == "pass" {
+                    m.clone()
+                } else {
+                    format!("play {m}")
+                }
+            })
+            .collect();
+        println!("winning moves: {}", shown.join(", "));
     }
 }

@@ -325,6 +325,88 @@ fn solve_prints_both_verdicts_and_the_winning_moves() {
     );
 }
 
+/// `runner solve --json` on a position, parsed.
+fn solve_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["solve", "--json"];
+    all.extend_from_slice(args);
+    let o = run(&all);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn solve_under_a_variant_decides_by_minimax_and_shows_the_mu_test_as_a_predictor() {
+    // X = {2, 9}, Y = {5}, back = 9: plain, X leads the 9 and wins; under
+    // 11-back the 9 reverses the order, Y's 5 goes out on it, and leading
+    // the 2 loses to the 5 as well.
+    let v = solve_json(&["--first", "2,9", "--second", "5", "--back", "9"]);
+    assert_eq!(v["minimax_first_wins"], false);
+    assert_eq!(v["formula_first_wins"], true);
+    assert_eq!(v["winning_moves"], serde_json::json!([]));
+    assert_eq!(v["variant"]["rules"], "11-back");
+    assert_eq!(v["variant"]["plain_first_wins"], true);
+    assert_eq!(v["variant"]["twin_first_wins"], false);
+    // The μ test is wrong here, and that is no failure under a variant.
+    let o = run(&["solve", "--first", "2,9", "--second", "5", "--back", "9"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("the rules change the winner: yes"), "{text}");
+    assert!(text.contains("not a claim): wrong"), "{text}");
+    // 8-cut: X = {1, 1, cut 4} against Y = {1, 2}. Leading a 1 wins (the
+    // cut then answers Y's 2 and X leads the last 1); cutting first loses.
+    let v = solve_json(&["--first", "1,1,4", "--second", "1,2", "--cut", "4"]);
+    assert_eq!(v["winning_moves"], serde_json::json!(["1"]));
+    // Every listed move wins, and every other move loses: replayed one
+    // move deeper with the opponent to move (after a cut, X moves again).
+    let v = solve_json(&["--first", "1,3,9,9", "--second", "2,4,5", "--back", "9"]);
+    let listed: Vec<String> = v["winning_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    for (card, rest) in [("1", "3,9,9"), ("3", "1,9,9"), ("9", "1,3,9")] {
+        let mut after = vec!["--first", "2,4,5", "--second", rest, "--field", card];
+        after.extend(["--back", "9"]);
+        if card == "9" {
+            after.push("--reversed");
+        }
+        let reply = solve_json(&after);
+        let wins = reply["minimax_first_wins"] == false;
+        assert_eq!(listed.contains(&card.to_string()), wins, "after {card}");
+    }
+    // A reversed trick: X faces a 7 played after a back card.
+    let v = solve_json(&[
+        "--first",
+        "3,8",
+        "--second",
+        "2,6",
+        "--field",
+        "7",
+        "--back",
+        "9",
+        "--reversed",
+    ]);
+    assert_eq!(v["variant"]["reversed"], true);
+    assert_eq!(v["variant"]["plain_first_wins"], serde_json::Value::Null);
+    assert_eq!(v["minimax_first_wins"], v["variant"]["twin_first_wins"]);
+    for bad in [
+        &["--cut", "0"][..],
+        &["--back", "65"],
+        &["--cut", "6", "--back", "6"],
+        &["--reversed", "--field", "3"],
+        &["--back", "9", "--reversed"],
+    ] {
+        let mut args = vec!["solve", "--first", "1,2", "--second", "3"];
+        args.extend_from_slice(bad);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        let err = stderr(&o);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: --"), "{err}");
+    }
+}
+
 #[test]
 fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
     let o = run(&[

@@ -389,6 +389,50 @@ impl VariantSolver {
             .expect("a search without a stop token never gives up")
     }
 
+    /// The moves that win `p` (in the given order) for the player to move,
+    /// in [`variant_moves`] order: each child solved by this solver. For a
+    /// solver without a stop token.
+    pub fn winning_moves_in(&mut self, p: &Position, reversed: bool) -> Vec<Move> {
+        let x: Vec<u32> = (0..p.ranks)
+            .flat_map(|i| std::iter::repeat_n(i as u32 + 1, usize::from(p.mover[i])))
+            .collect();
+        let mut wins = Vec::new();
+        for m in variant_moves(&x, p.field as u32, reversed) {
+            let won = match m {
+                Move::Play(_) if x.len() == 1 => true,
+                Move::Play(i) => {
+                    let mut rest = p.clone();
+                    rest.mover[i] -= 1;
+                    let (again, field, order) = self.after_play(i, reversed);
+                    if again {
+                        self.mover_wins_in(&Position { field, ..rest }, order)
+                    } else {
+                        let reply = Position {
+                            mover: p.other,
+                            other: rest.mover,
+                            field,
+                            ranks: p.ranks,
+                        };
+                        !self.mover_wins_in(&reply, order)
+                    }
+                }
+                Move::Pass => {
+                    let reply = Position {
+                        mover: p.other,
+                        other: p.mover,
+                        field: 0,
+                        ranks: p.ranks,
+                    };
+                    !self.mover_wins_in(&reply, false)
+                }
+            };
+            if won {
+                wins.push(m);
+            }
+        }
+        wins
+    }
+
     /// As [`Self::mover_wins`], or `None` when a stop was requested before
     /// the search finished. Nothing the search stored is wrong: it stops
     /// storing the moment it gives up.
@@ -743,17 +787,29 @@ pub fn variant_moves(hand: &[u32], field: u32, reversed: bool) -> Vec<Move> {
 pub fn plain_variant_wins(x: &[u32], y: &[u32], field: u32, reversed: bool, rules: Rules) -> bool {
     variant_moves(x, field, reversed)
         .into_iter()
-        .any(|m| match m {
-            Move::Play(_) if x.len() == 1 => true,
-            Move::Play(i) if Some(i as u32 + 1) == rules.cut => {
-                plain_variant_wins(&hand_after(x, m), y, 0, false, rules)
-            }
-            Move::Play(i) => {
-                let order = reversed ^ (Some(i as u32 + 1) == rules.back);
-                !plain_variant_wins(y, &hand_after(x, m), i as u32 + 1, order, rules)
-            }
-            Move::Pass => !plain_variant_wins(y, x, 0, false, rules),
-        })
+        .any(|m| plain_variant_move_wins(x, y, reversed, rules, m))
+}
+
+/// The plain twin's verdict on one legal move `m` of the player holding
+/// `x` against `y` in the given order: does it win?
+pub fn plain_variant_move_wins(
+    x: &[u32],
+    y: &[u32],
+    reversed: bool,
+    rules: Rules,
+    m: Move,
+) -> bool {
+    match m {
+        Move::Play(_) if x.len() == 1 => true,
+        Move::Play(i) if Some(i as u32 + 1) == rules.cut => {
+            plain_variant_wins(&hand_after(x, m), y, 0, false, rules)
+        }
+        Move::Play(i) => {
+            let order = reversed ^ (Some(i as u32 + 1) == rules.back);
+            !plain_variant_wins(y, &hand_after(x, m), i as u32 + 1, order, rules)
+        }
+        Move::Pass => !plain_variant_wins(y, x, 0, false, rules),
+    }
 }
 
 #[cfg(test)]
@@ -826,6 +882,20 @@ mod tests {
             let tiny = Arc::new(SharedMemo::with_bytes(256));
             let mut shared = VariantSolver::with_shared(rules, tiny, 1 << 12, 1 << 12);
             proptest::prop_assert_eq!(shared.mover_wins_in(&p7, rev), want);
+        }
+
+        #[test]
+        fn winning_moves_equal_the_plain_recursion_move_by_move((x, y, r, rev, rules) in case()) {
+            let mut p = Position::from_cards(&x, &y, r);
+            p.ranks = 7;
+            p.field = r as usize;
+            let want: Vec<Move> = variant_moves(&x, r, rev)
+                .into_iter()
+                .filter(|&m| plain_variant_move_wins(&x, &y, rev, rules, m))
+                .collect();
+            let mut solver = VariantSolver::new(rules, 1 << 16, 1 << 16);
+            proptest::prop_assert_eq!(solver.winning_moves_in(&p, rev), want.clone());
+            proptest::prop_assert_eq!(solver.mover_wins_in(&p, rev), !want.is_empty());
         }
 
         #[test]
