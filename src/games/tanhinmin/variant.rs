@@ -128,15 +128,6 @@ impl Rules {
     }
 }
 
-/// The most cards of a position that [`VariantSolver::special_card_bounds`]
-/// tries to settle. Larger plain games cost more to prove than the variant
-/// search they save, which the variant's memo mostly answers by then: on 6
-/// 26x26 8-cut deals, bounds on every position searched 207M positions
-/// against 84M without, and bounds up to 26 cards 125M; on 20,000 13x13
-/// deals (26 cards at most) they took 2.3 s against 6.0 s without, and
-/// 3.0 s up to 22 cards.
-const PLAIN_BOUND_MAX_CARDS: u32 = 26;
-
 /// A rank index no position has.
 const NO_RANK: usize = usize::MAX;
 
@@ -566,7 +557,15 @@ impl VariantSolver {
     /// verdict. The μ test only chooses whether to try it: a bound is
     /// searched only where the test says it settles the position, since
     /// searching one that does not cost more than it saved (measured in
-    /// BENCHMARKS.md). Were the test wrong, a bound would only be tried in
+    /// BENCHMARKS.md).
+    ///
+    /// Bounds are tried at every size. Before 8-cut's moves were ordered
+    /// by its own guess ([`cut_guess_mover_wins`]), they were limited to
+    /// positions of 26 cards: on 6 26x26 deals, bounds everywhere searched
+    /// 207M positions against 84M without. With the guess, 48 26x26 deals
+    /// took 45.3 s with bounds everywhere, 53.7 s up to 36 cards and
+    /// 72.1 s up to 26 (BENCHMARKS.md); 11-back deals search the same
+    /// positions either way. Were the test wrong, a bound would only be tried in
     /// vain or not tried, never give a wrong verdict.
     #[allow(clippy::too_many_arguments)]
     fn special_card_bounds(
@@ -580,7 +579,7 @@ impl VariantSolver {
     ) -> Option<Outcome> {
         // The unbeatable cards go to a rank above every rank.
         let top = ranks;
-        if top >= MAX_RANKS || nm + no > PLAIN_BOUND_MAX_CARDS {
+        if top >= MAX_RANKS {
             return None;
         }
         debug_assert!(mover[top] == 0 && other[top] == 0);
