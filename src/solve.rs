@@ -8,6 +8,7 @@ use crate::config::MAX_CARDS_IN_PLAY;
 use crate::exit;
 use crate::games::cards::MAX_RANKS;
 use crate::games::tanhinmin::formula;
+use crate::games::tanhinmin::ordering::cut_guess_mover_wins;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
 use crate::games::tanhinmin::variant::{
@@ -65,6 +66,9 @@ pub struct VariantReport {
     pub plain_first_wins: Option<bool>,
     /// The variant's plain recursion, on positions of at most 14 cards.
     pub twin_first_wins: Option<bool>,
+    /// Under 8-cut alone, the guess that orders the search's moves: the μ
+    /// test read on the game's "may be played on" graph.
+    pub cut_guess_first_wins: Option<bool>,
 }
 
 /// Checks a position's cards; the message names the flag at fault.
@@ -164,6 +168,18 @@ pub fn report_under(
             reversed,
             plain_first_wins: plain,
             twin_first_wins: twin,
+            cut_guess_first_wins: match rules {
+                Rules {
+                    cut: Some(cut),
+                    back: None,
+                } if !reversed => Some(cut_guess_mover_wins(
+                    &pos.mover[..pos.ranks.max(cut as usize)],
+                    &pos.other[..pos.ranks.max(cut as usize)],
+                    pos.field,
+                    cut as usize - 1,
+                )),
+                _ => None,
+            },
         };
         (!moves.is_empty(), moves, Some(report))
     };
@@ -273,6 +289,17 @@ fn print_text(r: &SolveReport) {
                         "no"
                     } else {
                         "yes"
+                    }
+                );
+            }
+            if let Some(g) = v.cut_guess_first_wins {
+                println!(
+                    "8-cut guess: predicts that {} (the μ test on the cut's graph, which orders the search; not a claim): {}",
+                    who(g),
+                    if g == r.minimax_first_wins {
+                        "right"
+                    } else {
+                        "wrong"
                     }
                 );
             }

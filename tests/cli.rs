@@ -356,6 +356,12 @@ fn solve_under_a_variant_decides_by_minimax_and_shows_the_mu_test_as_a_predictor
     // cut then answers Y's 2 and X leads the last 1); cutting first loses.
     let v = solve_json(&["--first", "1,1,4", "--second", "1,2", "--cut", "4"]);
     assert_eq!(v["winning_moves"], serde_json::json!(["1"]));
+    // The 8-cut guess that orders the search is shown, and it is only a
+    // guess: here, one of its smallest misses, it is wrong.
+    let v = solve_json(&["--first", "4,6,8", "--second", "5,7", "--cut", "5"]);
+    assert_eq!(v["minimax_first_wins"], true);
+    assert_eq!(v["variant"]["cut_guess_first_wins"], false);
+    assert_eq!(v["winning_moves"], serde_json::json!(["6"]));
     // Every listed move wins, and every other move loses: replayed one
     // move deeper with the opponent to move (after a cut, X moves again).
     let v = solve_json(&["--first", "1,3,9,9", "--second", "2,4,5", "--back", "9"]);
