@@ -266,6 +266,14 @@ fn print_text(r: &SolveReport) {
             );
         }
         Some(v) => {
+            // A prediction of the variant's winner, against minimax.
+            let right_wrong = |guess: bool| {
+                if guess == r.minimax_first_wins {
+                    "right"
+                } else {
+                    "wrong"
+                }
+            };
             let mut rules = Vec::new();
             if let Some(c) = v.cut {
                 rules.push(format!("cut rank {c}"));
@@ -296,11 +304,7 @@ fn print_text(r: &SolveReport) {
                 println!(
                     "8-cut guess: predicts that {} (the μ test on the cut's graph, which orders the search; not a claim): {}",
                     who(g),
-                    if g == r.minimax_first_wins {
-                        "right"
-                    } else {
-                        "wrong"
-                    }
+                    right_wrong(g)
                 );
             }
             println!(
@@ -308,11 +312,7 @@ fn print_text(r: &SolveReport) {
                 r.mu0,
                 r.mu1,
                 who(r.formula_first_wins),
-                if r.formula_first_wins == r.minimax_first_wins {
-                    "right"
-                } else {
-                    "wrong"
-                }
+                right_wrong(r.formula_first_wins)
             );
         }
     }
