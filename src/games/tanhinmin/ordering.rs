@@ -232,30 +232,105 @@ pub(crate) fn losing_move(mover: &[u8], other: &[u8], field: usize) -> Option<Mo
 /// verdict whatever this says.
 pub fn cut_guess_mover_wins(mover: &[u8], other: &[u8], field: usize, cut: usize) -> bool {
     let ranks = mover.len();
-    // B's side of a matching: its cut cards removed, its weakest card
-    // other than a cut card dropped.
-    let matchable_minus_weakest = |hand: &[u8]| {
-        let mut b = [0u8; MAX_RANKS];
-        b[..ranks].copy_from_slice(hand);
-        if cut < ranks {
-            b[cut] = 0;
-        }
-        if let Some(w) = b[..ranks].iter().position(|&c| c > 0) {
-            b[w] -= 1;
-        }
-        b
+    // The field card joins Y's side as one more card, or, empty, as a card
+    // below every rank.
+    let (field_rank, below) = match field {
+        0 => (usize::MAX, 1),
+        f if f <= ranks => (f - 1, 0),
+        _ => (usize::MAX, 0),
     };
-    let mut y_side = matchable_minus_weakest(other);
-    let below = match field {
-        0 => 1,
-        f if f <= ranks => {
-            y_side[f - 1] += 1;
-            0
-        }
-        _ => 0,
-    };
-    let x_side = matchable_minus_weakest(mover);
-    let mu0 = formula::mu_counts(mover, &y_side[..ranks], below);
-    let mu1 = formula::mu_counts(other, &x_side[..ranks], 0);
+    let mu0 = mu_without_cut(
+        mover,
+        other,
+        cut,
+        weakest_but_cut(other, cut),
+        field_rank,
+        below,
+    );
+    let mu1 = mu_without_cut(
+        other,
+        mover,
+        cut,
+        weakest_but_cut(mover, cut),
+        usize::MAX,
+        0,
+    );
     mu0 > mu1
+}
+
+/// The weakest rank of `hand` other than `cut` that holds a card, or
+/// `usize::MAX`.
+#[inline]
+fn weakest_but_cut(hand: &[u8], cut: usize) -> usize {
+    (0..hand.len())
+        .find(|&i| i != cut && hand[i] > 0)
+        .unwrap_or(usize::MAX)
+}
+
+/// μ(A, B') by the greedy walk up the ranks, where B' is `b` without its
+/// cards of rank `cut` and one card of rank `minus`, with one more of rank
+/// `plus` and `below` cards under every rank (`usize::MAX`: no rank). One
+/// walk, without building B': the guess is asked once or more for every
+/// position of an 8-cut search, and building the hands cost 6% of a 26x26
+/// run. A test holds it equal to [`formula::mu_counts`] on the built hands.
+#[inline]
+fn mu_without_cut(a: &[u8], b: &[u8], cut: usize, minus: usize, plus: usize, below: u32) -> u32 {
+    let mut available = below;
+    let mut matched = 0;
+    for (i, (&ac, &bc)) in a.iter().zip(b).enumerate() {
+        let here = u32::from(ac).min(available);
+        matched += here;
+        let b_here = if i == cut { 0 } else { u32::from(bc) };
+        available = available - here + b_here + u32::from(i == plus) - u32::from(i == minus);
+    }
+    matched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`cut_guess_mover_wins`] as it reads: build both B sides, then
+    /// μ by [`formula::mu_counts`].
+    fn cut_guess_on_built_hands(mover: &[u8], other: &[u8], field: usize, cut: usize) -> bool {
+        let ranks = mover.len();
+        let matchable_minus_weakest = |hand: &[u8]| {
+            let mut b = hand.to_vec();
+            if cut < ranks {
+                b[cut] = 0;
+            }
+            if let Some(w) = b.iter().position(|&c| c > 0) {
+                b[w] -= 1;
+            }
+            b
+        };
+        let mut y_side = matchable_minus_weakest(other);
+        let below = match field {
+            0 => 1,
+            f if f <= ranks => {
+                y_side[f - 1] += 1;
+                0
+            }
+            _ => 0,
+        };
+        let x_side = matchable_minus_weakest(mover);
+        formula::mu_counts(mover, &y_side, below) > formula::mu_counts(other, &x_side, 0)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn the_cut_guess_walk_equals_building_the_hands(
+            mover in proptest::collection::vec(0u8..4, 9),
+            other in proptest::collection::vec(0u8..4, 9),
+            field in 0usize..11,
+            cut in 0usize..10,
+        ) {
+            proptest::prop_assert_eq!(
+                cut_guess_mover_wins(&mover, &other, field, cut),
+                cut_guess_on_built_hands(&mover, &other, field, cut)
+            );
+        }
+    }
 }
