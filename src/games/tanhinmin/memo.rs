@@ -542,40 +542,10 @@ mod tests {
         }
     }
 
-    /// An overfull costed table, with a bucket count that is no power of
-    /// two, never answers with another key's verdict.
-    #[test]
-    fn an_overfull_costed_table_stays_exact() {
-        let memo = PrivateMemo::with_costs(64 * 37);
-        let mut truth = HashMap::new();
-        let mut x: u64 = 4242;
-        let mut evicted = false;
-        for i in 0..20_000u128 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let key = (1u128 << 110) | ((x as u128 >> 20) << 40) | (i % 7 + 1);
-            let v = (x >> 40) & 1 == 1;
-            evicted |= memo.insert_costed(key, v, x >> 50);
-            truth.insert(key, v);
-            if i % 13 == 0 {
-                for (&k, &tv) in truth.iter().take(50) {
-                    if let Some(got) = memo.get(k) {
-                        assert_eq!(got, tv);
-                    }
-                }
-            }
-        }
-        assert!(evicted);
-        let kept = truth.keys().filter(|&&k| memo.get(k).is_some()).count();
-        assert!(kept > 0 && kept <= memo.len());
-    }
-
-    /// Keys of 26-card deals use all 128 bits; keys equal in their low half
-    /// must stay apart, and an overfull private table must stay exact.
-    #[test]
-    fn private_table_keeps_long_keys_apart_and_exact() {
-        let memo = PrivateMemo::with_bytes(64 * 32);
+    /// Stores 20,000 long keys, many sharing their low half, with random
+    /// costs (ignored by a table without costs), checking every answer the
+    /// table gives against the truth; returns whether it evicted.
+    fn overfill_stays_exact(memo: &PrivateMemo) -> bool {
         let mut truth = HashMap::new();
         let mut x: u64 = 777;
         let mut evicted = false;
@@ -586,7 +556,7 @@ mod tests {
             // Few distinct low halves, so many keys share one.
             let key = (1u128 << 110) | ((x as u128 >> 20) << 64) | (i % 5 + 1);
             let v = (x >> 40) & 1 == 1;
-            evicted |= memo.insert(key, v);
+            evicted |= memo.insert_costed(key, v, x >> 50);
             truth.insert(key, v);
             if i % 11 == 0 {
                 for (&k, &tv) in truth.iter().take(50) {
@@ -596,6 +566,22 @@ mod tests {
                 }
             }
         }
+        evicted
+    }
+
+    #[test]
+    fn an_overfull_costed_table_stays_exact() {
+        let memo = PrivateMemo::with_costs(64 * 32);
+        assert!(overfill_stays_exact(&memo));
+        assert!(memo.len() <= 32 * (PrivateMemo::SLOTS - 1));
+    }
+
+    /// Keys of 26-card deals use all 128 bits; keys equal in their low half
+    /// must stay apart, and an overfull private table must stay exact.
+    #[test]
+    fn private_table_keeps_long_keys_apart_and_exact() {
+        let memo = PrivateMemo::with_bytes(64 * 32);
+        let evicted = overfill_stays_exact(&memo);
         assert!(evicted);
         assert!(memo.len() <= 32 * PrivateMemo::SLOTS);
         let (a, b) = ((5u128 << 100) | 9, (6u128 << 100) | 9);
