@@ -7,17 +7,8 @@
 //! racing writer can at worst overwrite an entry, which only costs time.
 //!
 //! Entries live in buckets of eight, one cache line each. A full bucket
-//! replaces the entry that is cheapest to solve again. By default that is
-//! the one with the fewest cards. A table made [`BucketMemo::with_costs`]
-//! gives the last slot of each bucket to the other entries' costs (how many
-//! positions each one's search took, as a power of two), and replaces the
-//! least costly first, then the fewest cards: a position's card count is a
-//! poor guide to its cost under 11-back, where a large position is often
-//! decided by its first move and a smaller one can take millions. Costs
-//! carry an epoch, and entries of an earlier epoch count as costing
-//! nothing: otherwise the costly positions of a run's earlier deals, which
-//! rarely recur, would fill the table for good. Memory is fixed at
-//! creation, and pages nobody touched cost nothing.
+//! replaces its entry with the fewest cards: those are the cheapest to solve
+//! again. Memory is fixed at creation, and pages nobody touched cost nothing.
 
 //!
 //! The same bucket scheme, with 16-byte entries and no atomics, is the
@@ -38,7 +29,7 @@
 //! used to search.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const LINE_BYTES: usize = 64;
 /// Low bits of a key that hold the field (the mover's blocked cards).
@@ -112,14 +103,6 @@ pub struct BucketMemo<S, const RANKED_BITS: u32 = 0> {
     /// First slot of the first bucket, chosen so buckets sit on cache lines.
     base: usize,
     buckets: usize,
-    /// Entries a bucket holds: every slot, or all but the last, which a
-    /// table made [`Self::with_costs`] gives to the entries' costs (byte
-    /// `i` the bit length of the positions entry `i`'s search took). The
-    /// costs share the entries' cache line, so keeping them costs no miss.
-    entries: usize,
-    /// The epoch of the costs stored now, in a cost byte's top two bits
-    /// (see [`Self::next_epoch`]).
-    epoch: AtomicU8,
 }
 
 /// The table all threads share, for keys of up to 63 bits.
@@ -136,20 +119,6 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// A table of at most `bytes` bytes (rounded down to a power of two
     /// buckets, at least one).
     pub fn with_bytes(bytes: usize) -> Self {
-        Self::with_layout(bytes, false)
-    }
-
-    /// A table of the same size that replaces the entry whose search took
-    /// the fewest positions (see [`Self::insert_costed`]), with one slot a
-    /// bucket fewer for the costs.
-    pub fn with_costs(bytes: usize) -> Self {
-        Self::with_layout(bytes, true)
-    }
-
-    fn with_layout(bytes: usize, costed: bool) -> Self {
-        // A table larger than it needs to be costs time clearing the
-        // pages it touches (about 2 s a GiB here), so a budget is rounded
-        // down, not up.
         let wanted = (bytes / LINE_BYTES).max(1);
         let count = if wanted.is_power_of_two() {
             wanted
@@ -172,20 +141,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
             slots,
             base,
             buckets: count,
-            entries: Self::SLOTS - costed as usize,
-            epoch: AtomicU8::new(0),
         }
-    }
-
-    /// Starts a new epoch: from now on the costs stored before count as
-    /// nothing when an entry must be evicted. A solver calls it at each
-    /// deal. (Four epochs in turn: an entry four epochs old counts as new
-    /// again, which only makes an eviction choice worse.)
-    pub fn next_epoch(&self) {
-        self.epoch.store(
-            (self.epoch.load(Ordering::Relaxed) + 1) % 4,
-            Ordering::Relaxed,
-        );
     }
 
     /// Bytes the table occupies.
@@ -193,17 +149,11 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         self.buckets * LINE_BYTES
     }
 
-    /// Index of the first slot of `key`'s bucket.
-    #[inline]
-    fn bucket_start(&self, key: u128) -> usize {
-        self.base + (mix(key >> Self::TAIL_BITS) as usize & (self.buckets - 1)) * Self::SLOTS
-    }
-
-    /// The entries of `key`'s bucket (not its costs).
     #[inline]
     fn bucket(&self, key: u128) -> &[S] {
-        let start = self.bucket_start(key);
-        &self.slots[start..start + self.entries]
+        let start =
+            self.base + (mix(key >> Self::TAIL_BITS) as usize & (self.buckets - 1)) * Self::SLOTS;
+        &self.slots[start..start + Self::SLOTS]
     }
 
     /// Starts loading `key`'s bucket into cache, so a later `get` or
@@ -254,65 +204,31 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// Stores a verdict; returns whether another entry was evicted for it.
     #[inline]
     pub fn insert(&self, key: u128, value: bool) -> bool {
-        self.insert_costed(key, value, 0)
-    }
-
-    /// Stores a verdict whose search took `positions` positions (kept only
-    /// by a table made [`Self::with_costs`]); returns whether another entry
-    /// was evicted for it. The entry evicted is the one whose search took
-    /// the fewest positions, to a power of two, and among those the one with
-    /// the fewest cards. On a 26x26 11-back deal that did not fit its
-    /// tables this searched 1.5x to 1.8x fewer positions than by cards
-    /// alone (BENCHMARKS.md, "Memo eviction by search cost").
-    #[inline]
-    pub fn insert_costed(&self, key: u128, value: bool, positions: u64) -> bool {
         debug_assert!(key != 0 && key <= S::MAX_KEY);
         let entry = (key << 1) | value as u128;
-        let start = self.bucket_start(key);
-        let bucket = &self.slots[start..start + self.entries];
-        let costs = (self.entries < Self::SLOTS).then(|| &self.slots[start + self.entries]);
-        let old_costs = costs.map_or(0, |c| c.load());
-        let epoch = self.epoch.load(Ordering::Relaxed);
-        let cost_of = |i: usize| {
-            let byte = (old_costs >> (8 * i)) as u8;
-            if byte >> 6 == epoch { byte & 63 } else { 0 }
-        };
+        let bucket = self.bucket(key);
         let mut victim = 0;
-        let mut victim_rank = (u8::MAX, u32::MAX);
+        let mut victim_len = u32::MAX;
         for (i, slot) in bucket.iter().enumerate() {
             let e = slot.load();
             if e == 0 || e >> 1 == key {
-                victim = i;
-                victim_rank = (0, 0);
-                break;
+                slot.store(entry);
+                return false;
             }
             // Keys carry a leading 1 bit, so a longer key has more cards.
-            let rank = (cost_of(i), 128 - e.leading_zeros());
-            if rank < victim_rank {
+            let len = 128 - e.leading_zeros();
+            if len < victim_len {
                 victim = i;
-                victim_rank = rank;
+                victim_len = len;
             }
         }
-        let evicted = victim_rank != (0, 0);
         bucket[victim].store(entry);
-        if let Some(c) = costs {
-            let bits = (u64::BITS - positions.leading_zeros()).min(63) as u8;
-            let cost = u128::from(epoch << 6 | bits);
-            let shift = 8 * victim as u32;
-            c.store(old_costs & !(0xFF << shift) | cost << shift);
-        }
-        evicted
+        true
     }
 
     /// Entries in use, by scanning (for reports and tests, not hot paths).
     pub fn len(&self) -> usize {
-        (0..self.buckets)
-            .flat_map(|b| {
-                let start = self.base + b * Self::SLOTS;
-                &self.slots[start..start + self.entries]
-            })
-            .filter(|s| s.load() != 0)
-            .count()
+        self.slots.iter().filter(|s| s.load() != 0).count()
     }
 
     /// No entry stored.
@@ -483,69 +399,11 @@ mod tests {
         assert_eq!(memo.get(big), Some(true));
     }
 
+    /// Keys of 26-card deals use all 128 bits; keys equal in their low half
+    /// must stay apart, and an overfull private table must stay exact.
     #[test]
-    fn a_costed_table_evicts_the_cheapest_search_before_the_fewest_cards() {
-        let memo = SharedMemo::with_costs(64 * 20);
-        // Fill the table with large keys whose searches were cheap, then
-        // store a small key whose search was costly, then many more cheap
-        // large keys: the costly one must survive them all.
-        let costly = 9;
-        for k in 1..200u128 {
-            memo.insert_costed((1 << 60) | (k << FIELD_BITS), false, 1);
-        }
-        memo.insert_costed(costly << FIELD_BITS, true, 1 << 20);
-        for k in 200..2_000u128 {
-            memo.insert_costed((1 << 60) | (k << FIELD_BITS), false, 1);
-        }
-        assert_eq!(memo.get(costly << FIELD_BITS), Some(true));
-        // Without costs the small key is the first to go.
-        let plain = SharedMemo::with_bytes(64 * 16);
-        plain.insert(costly << FIELD_BITS, true);
-        for k in 1..2_000u128 {
-            plain.insert((1 << 60) | (k << FIELD_BITS), false);
-        }
-        assert_eq!(plain.get(costly << FIELD_BITS), None);
-    }
-
-    #[test]
-    fn costs_of_an_earlier_epoch_count_as_nothing() {
-        let memo = PrivateMemo::with_costs(64);
-        let old = (1u128 << 100) | (5 << FIELD_BITS);
-        memo.insert_costed(old, true, 1 << 30);
-        // Within the epoch the costly entry outlives cheap newcomers with
-        // more cards.
-        for k in 1..10u128 {
-            memo.insert_costed((1 << 101) | ((5 + k) << FIELD_BITS), false, 1);
-        }
-        assert_eq!(memo.get(old), Some(true));
-        // In the next epoch it is the first to go (it has the fewest
-        // cards among entries that cost nothing now).
-        memo.next_epoch();
-        memo.insert_costed((1 << 101) | (99 << FIELD_BITS), false, 1);
-        assert_eq!(memo.get(old), None);
-    }
-
-    #[test]
-    fn a_costed_table_is_as_large_as_an_uncosted_one_and_holds_fewer_entries() {
-        for bytes in [1usize << 16, 3 << 20, (1 << 20) + 12_345] {
-            let shared = SharedMemo::with_costs(bytes);
-            assert_eq!(shared.bytes(), SharedMemo::with_bytes(bytes).bytes());
-            assert!(shared.bytes() <= bytes);
-            let private = PrivateMemo::with_costs(bytes);
-            assert_eq!(private.bytes(), PrivateMemo::with_bytes(bytes).bytes());
-            for k in 1..=(bytes as u128) {
-                shared.insert_costed(k << FIELD_BITS, true, 1);
-                private.insert_costed(k << FIELD_BITS, true, 1);
-            }
-            assert_eq!(shared.len(), shared.bytes() / 64 * 7);
-            assert_eq!(private.len(), private.bytes() / 64 * 3);
-        }
-    }
-
-    /// Stores 20,000 long keys, many sharing their low half, with random
-    /// costs (ignored by a table without costs), checking every answer the
-    /// table gives against the truth; returns whether it evicted.
-    fn overfill_stays_exact(memo: &PrivateMemo) -> bool {
+    fn private_table_keeps_long_keys_apart_and_exact() {
+        let memo = PrivateMemo::with_bytes(64 * 32);
         let mut truth = HashMap::new();
         let mut x: u64 = 777;
         let mut evicted = false;
@@ -556,7 +414,7 @@ mod tests {
             // Few distinct low halves, so many keys share one.
             let key = (1u128 << 110) | ((x as u128 >> 20) << 64) | (i % 5 + 1);
             let v = (x >> 40) & 1 == 1;
-            evicted |= memo.insert_costed(key, v, x >> 50);
+            evicted |= memo.insert(key, v);
             truth.insert(key, v);
             if i % 11 == 0 {
                 for (&k, &tv) in truth.iter().take(50) {
@@ -566,22 +424,6 @@ mod tests {
                 }
             }
         }
-        evicted
-    }
-
-    #[test]
-    fn an_overfull_costed_table_stays_exact() {
-        let memo = PrivateMemo::with_costs(64 * 32);
-        assert!(overfill_stays_exact(&memo));
-        assert!(memo.len() <= 32 * (PrivateMemo::SLOTS - 1));
-    }
-
-    /// Keys of 26-card deals use all 128 bits; keys equal in their low half
-    /// must stay apart, and an overfull private table must stay exact.
-    #[test]
-    fn private_table_keeps_long_keys_apart_and_exact() {
-        let memo = PrivateMemo::with_bytes(64 * 32);
-        let evicted = overfill_stays_exact(&memo);
         assert!(evicted);
         assert!(memo.len() <= 32 * PrivateMemo::SLOTS);
         let (a, b) = ((5u128 << 100) | 9, (6u128 << 100) | 9);

@@ -52,14 +52,7 @@
 //!   blocked count, so the memo never answers one from the other. (Found by
 //!   the twin test below, as a wrong verdict on [1, 6] against [1, 2, 6, 7].)
 //! - **The shared lock-free memo**, kept across deals: yes (its own table;
-//!   the plain solver's keys mean something else). For deals of more than
-//!   42 cards its tables, shared and private, evict the entry whose search
-//!   took the fewest positions ([`SharedMemo::with_costs`],
-//!   [`VariantSolver::evicting_by_cost`]), not the one with the fewest
-//!   cards: under 11-back at 26x26 cost and size part ways, and a deal that
-//!   did not fit its tables searched up to 1.8x fewer positions. At 13x13
-//!   the tables are not short of room and costs only took slots
-//!   (BENCHMARKS.md, "Memo eviction by search cost").
+//!   the plain solver's keys mean something else).
 //! - **The card-upgrade pruning of the plain solver** (its wider move
 //!   classes and its refutation bound, both from "a card upgraded never
 //!   hurts its holder"): **kept under 8-cut for plain cards, and under
@@ -326,17 +319,6 @@ impl VariantSolver {
         }
     }
 
-    /// The same solver, its private memo evicting the entry whose search
-    /// took the fewest positions rather than the one with the fewest cards
-    /// (see [`PrivateMemo::with_costs`]): for deals too large for their
-    /// tables, where the two part ways (26x26 under 11-back).
-    pub fn evicting_by_cost(self) -> Self {
-        VariantSolver {
-            private: PrivateMemo::with_costs(self.private.bytes()),
-            ..self
-        }
-    }
-
     /// A solver over `shared` (which must hold keys of these rules only),
     /// with a private memo of `local_bytes` for keys too long for it and
     /// one of `plain_bytes` for the plain game's positions.
@@ -483,12 +465,6 @@ impl VariantSolver {
             "validation refuses larger deals"
         );
         self.stop.start();
-        // This search's costs outrank the earlier searches' in tables that
-        // keep costs (see [`PrivateMemo::next_epoch`]).
-        self.private.next_epoch();
-        if let Some(shared) = &self.shared {
-            shared.next_epoch();
-        }
         let win = self
             .search(
                 &mut mover, &mut other, nm, no, p.ranks, p.field, reversed, 0,
@@ -544,7 +520,6 @@ impl VariantSolver {
         {
             return Outcome::decided(win);
         }
-        let positions_before = self.positions;
         self.positions += 1;
         self.stop.tick();
         let verdict = 'decided: {
@@ -556,7 +531,7 @@ impl VariantSolver {
             self.expand(mover, other, nm, no, ranks, field, reversed)
         };
         if let Some(key) = key {
-            self.remember(key, verdict.win, self.positions - positions_before);
+            self.remember(key, verdict.win);
         }
         verdict
     }
@@ -900,15 +875,13 @@ impl VariantSolver {
         }
     }
 
-    /// Stores a verdict whose search took `positions` positions: the memo
-    /// keeps the costly ones when it must evict.
-    fn remember(&self, key: u128, wins: bool, positions: u64) {
+    fn remember(&self, key: u128, wins: bool) {
         if self.stop.gave_up() {
             return;
         }
         match self.table(key) {
-            Some(m) => m.insert_costed(key, wins, positions),
-            None => self.private.insert_costed(key, wins, positions),
+            Some(m) => m.insert(key, wins),
+            None => self.private.insert(key, wins),
         };
     }
 }
@@ -1109,12 +1082,6 @@ mod tests {
             let tiny = Arc::new(SharedMemo::with_bytes(256));
             let mut shared = VariantSolver::with_shared(rules, tiny, 1 << 12, 1 << 12);
             proptest::prop_assert_eq!(shared.mover_wins_in(&p7, rev), want);
-            // The same, evicting by the searches' costs (as the study's
-            // table does), with a private table of one bucket.
-            let tiny = Arc::new(SharedMemo::with_costs(256));
-            let mut costed =
-                VariantSolver::with_shared(rules, tiny, 64, 1 << 12).evicting_by_cost();
-            proptest::prop_assert_eq!(costed.mover_wins_in(&p7, rev), want);
         }
 
         #[test]

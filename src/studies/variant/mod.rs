@@ -186,8 +186,6 @@ pub struct VariantStudy {
     plain_memo_bytes: usize,
     /// The run's stop request, which a deal's search polls.
     stop: Arc<AtomicBool>,
-    /// Deals of more than 42 cards: the tables evict by search cost.
-    large: bool,
 }
 
 impl DealStudy for VariantStudy {
@@ -200,20 +198,13 @@ impl DealStudy for VariantStudy {
 
     fn new_worker(&self) -> Self::Worker {
         VariantWorker {
-            variant: {
-                let solver = VariantSolver::with_shared(
-                    self.rules,
-                    self.shared.clone(),
-                    self.local_bytes,
-                    self.plain_memo_bytes,
-                )
-                .with_stop(self.stop.clone());
-                if self.large {
-                    solver.evicting_by_cost()
-                } else {
-                    solver
-                }
-            },
+            variant: VariantSolver::with_shared(
+                self.rules,
+                self.shared.clone(),
+                self.local_bytes,
+                self.plain_memo_bytes,
+            )
+            .with_stop(self.stop.clone()),
         }
     }
 
@@ -331,17 +322,7 @@ impl Study for VariantStudy {
         Ok(VariantStudy {
             source,
             rules: rules_of(config),
-            // Past 42 cards the tables are short of room, and the entry a
-            // search took fewest positions to decide is the one to evict
-            // (26x26 11-back deal 4: 1.5x fewer positions with 256 MiB,
-            // 1.8x with 64 MiB); at 13x13 costs only take slots
-            // (BENCHMARKS.md, "Memo eviction by search cost").
-            shared: Arc::new(if large {
-                SharedMemo::with_costs(shared_bytes)
-            } else {
-                SharedMemo::with_bytes(shared_bytes)
-            }),
-            large,
+            shared: Arc::new(SharedMemo::with_bytes(shared_bytes)),
             local_bytes,
             plain_memo_bytes,
             stop: ctx.stop.clone(),
