@@ -217,6 +217,43 @@ pub fn move_classes(
     count
 }
 
+/// Under 11-back, in normal order: moves the mover's weakest plain card
+/// to the end of its plain cards below the back rank when its class holds
+/// more cards than the opponent holds below it. A card is beaten in a
+/// reversed trick only by a weaker one, each opponent card beats at most
+/// one, so one card of such a class is never beaten there: keeping it for
+/// a reversed trick is often worth more than playing it now, as weakest
+/// first would. Worth doing only while someone holds a back card, which
+/// the caller checks. The cards moved are below the back rank, where
+/// [`RefutationBound`] does not apply, so its weakest-first order is kept,
+/// and the cut card (only ever first, see [`move_classes`]) stays first.
+/// Order changes time, never a verdict (BENCHMARKS.md, "11-back: the
+/// reversed trick's stopper kept").
+pub fn keep_reversed_stopper(moves: &mut [u8], mover: &[u8], other: &[u8], rules: ClassRules) {
+    let start = usize::from(moves.first().is_some_and(|&m| usize::from(m) == rules.cut));
+    let plain_lows = moves[start..]
+        .iter()
+        .take_while(|&&m| usize::from(m) < rules.back)
+        .count();
+    if plain_lows < 2 {
+        return;
+    }
+    let weakest = usize::from(moves[start]);
+    let count = |cards: &[u8]| cards.iter().map(|&c| u32::from(c)).sum::<u32>();
+    // The class (see [`move_classes`]): the weakest card's rank and, if the
+    // opponent holds none of it, the ranks above that only the mover holds,
+    // up to a special rank.
+    let class_end = match other[weakest] {
+        0 => (weakest + 1..rules.back)
+            .find(|&i| other[i] > 0 || i == rules.cut)
+            .unwrap_or(rules.back),
+        _ => weakest + 1,
+    };
+    if count(&mover[weakest..class_end]) > count(&other[..weakest]) {
+        moves[start..start + plain_lows].rotate_left(1);
+    }
+}
+
 /// Shown as players write moves: `pass`, or the strength of the card.
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -283,5 +320,61 @@ mod tests {
         assert_eq!(Move::Play(7).to_string(), "8");
         assert_eq!(Move::Pass.to_string(), "pass");
         assert_eq!(hand_after(&[1, 3, 3], Move::Play(2)), vec![1, 3]);
+    }
+
+    /// Moves on an empty field under 11-back (back on index 5) and, where
+    /// `cut` is a rank, 8-cut too, as the variant solver orders them.
+    fn order(mover: &[u8], other: &[u8], cut: usize) -> Vec<u8> {
+        let rules = ClassRules {
+            cut,
+            back: 5,
+            upgrades_from: 6,
+        };
+        let mut moves = [0u8; crate::games::cards::MAX_RANKS];
+        let count = move_classes(mover, other, 0..mover.len(), rules, &mut moves);
+        keep_reversed_stopper(&mut moves[..count], mover, other, rules);
+        moves[..count].to_vec()
+    }
+
+    #[test]
+    fn a_class_no_reversed_trick_can_beat_whole_is_played_after_the_other_low_cards() {
+        // The mover's 0 is below every opponent card: played after 2 and
+        // 4, before the card above the back rank and the back card.
+        assert_eq!(
+            order(&[1, 0, 1, 0, 1, 1, 1, 0], &[0, 1, 0, 1, 0, 0, 0, 1], 9),
+            vec![2, 4, 0, 6, 5]
+        );
+        // The class of 1 and 2 (two cards) against one opponent card below.
+        assert_eq!(
+            order(&[0, 1, 1, 0, 1, 0, 1, 0], &[1, 0, 0, 1, 0, 1, 0, 1], 9),
+            vec![4, 1, 6]
+        );
+        // Two opponent cards below the class's two: weakest first.
+        assert_eq!(
+            order(&[0, 1, 1, 0, 1, 0, 1, 0], &[2, 0, 0, 1, 0, 1, 0, 1], 9),
+            vec![1, 4, 6]
+        );
+        // A rank both hold is a class of its own (the opponent's card of
+        // it beats the mover's 2, not the mover's 1): one card against one
+        // below, then two against one.
+        assert_eq!(
+            order(&[0, 1, 2, 0, 0, 0, 0, 0], &[1, 1, 0, 0, 0, 0, 0, 1], 9),
+            vec![1, 2]
+        );
+        assert_eq!(
+            order(&[0, 2, 1, 0, 0, 0, 0, 0], &[1, 1, 0, 0, 0, 0, 0, 1], 9),
+            vec![2, 1]
+        );
+        // One low card only: nothing to keep it for.
+        assert_eq!(
+            order(&[1, 0, 0, 0, 0, 1, 1, 0], &[0, 1, 0, 0, 0, 0, 0, 1], 9),
+            vec![0, 6, 5]
+        );
+        // The cut card stays first, and bounds the class: the stopper goes
+        // after the plain low cards only.
+        assert_eq!(
+            order(&[1, 0, 1, 1, 1, 0, 1, 0], &[0, 1, 0, 0, 0, 1, 0, 1], 2),
+            vec![2, 3, 0, 6]
+        );
     }
 }

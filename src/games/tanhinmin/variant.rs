@@ -79,13 +79,16 @@
 //!   played, so one card stands for them under every rule.
 //! - **Move order:** the cut card first when the mover holds one (it keeps
 //!   the move), then weakest first, the back card last (see
-//!   [`move_classes`]; strongest first was 12x slower under 11-back).
-//!   Order changes time, never a verdict.
+//!   [`move_classes`]; strongest first was 12x slower under 11-back). In
+//!   normal order while a back card is held, a weakest class that a
+//!   reversed trick cannot beat whole goes after the other low cards (see
+//!   [`keep_reversed_stopper`]). Order changes time, never a verdict.
 
 use super::formula::mover_wins_counts;
 use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
 use super::moves::{
-    ClassRules, Move, Outcome, RefutationBound, hand_after, legal_moves, move_classes,
+    ClassRules, Move, Outcome, RefutationBound, hand_after, keep_reversed_stopper, legal_moves,
+    move_classes,
 };
 use super::ordering::{MoveOrder, cut_guess_mover_wins};
 use super::position::Position;
@@ -670,6 +673,11 @@ impl VariantSolver {
         };
         let mut moves = [0u8; MAX_RANKS];
         let count = move_classes(mover, other, playable, classes, &mut moves);
+        let back = self.classes.back;
+        let back_held = |h: &Hand| h.get(back).is_some_and(|&c| c > 0);
+        if !reversed && (back_held(mover) || back_held(other)) {
+            keep_reversed_stopper(&mut moves[..count], mover, other, classes);
+        }
         // Under 8-cut alone, the move a guess at the winner calls winning
         // is tried first (see [`cut_guess_mover_wins`]); it only orders
         // the moves, and every other move is still searched if it fails.
