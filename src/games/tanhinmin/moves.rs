@@ -217,40 +217,50 @@ pub fn move_classes(
     count
 }
 
-/// Under 11-back, in normal order: moves the mover's weakest plain card
-/// to the end of its plain cards below the back rank when its class holds
-/// more cards than the opponent holds below it. A card is beaten in a
-/// reversed trick only by a weaker one, each opponent card beats at most
-/// one, so one card of such a class is never beaten there: keeping it for
-/// a reversed trick is often worth more than playing it now, as weakest
-/// first would. Worth doing only while someone holds a back card, which
-/// the caller checks. The cards moved are below the back rank, where
-/// [`RefutationBound`] does not apply, so its weakest-first order is kept,
-/// and the cut card (only ever first, see [`move_classes`]) stays first.
+/// Under 11-back, in normal order: the cards a reversed trick cannot beat
+/// are played after the other cards below the back rank, since keeping
+/// them for a reversed trick is often worth more than playing them now,
+/// as weakest first would. Two kinds:
+/// - the mover's weakest plain class, when it holds more cards than the
+///   opponent holds below it: a card is beaten in a reversed trick only by
+///   a weaker one, and each opponent card beats at most one, so one card
+///   of the class is never beaten there. It goes after the other plain
+///   cards below the back rank.
+/// - the cut card, when its rank is below the back rank: in a reversed
+///   trick it is played on any field above it and keeps the move. It goes
+///   after all of them, instead of first.
+///
+/// Worth doing only while someone holds a back card, which the caller
+/// checks. The cards moved are below the back rank, where
+/// [`RefutationBound`] does not apply, so its weakest-first order is kept.
 /// Order changes time, never a verdict (BENCHMARKS.md, "11-back: the
 /// reversed trick's stopper kept").
-pub fn keep_reversed_stopper(moves: &mut [u8], mover: &[u8], other: &[u8], rules: ClassRules) {
-    let start = usize::from(moves.first().is_some_and(|&m| usize::from(m) == rules.cut));
+pub fn keep_reversed_stoppers(moves: &mut [u8], mover: &[u8], other: &[u8], rules: ClassRules) {
+    // The cut card is only ever first (see [`move_classes`]).
+    let cut_first = moves.first().is_some_and(|&m| usize::from(m) == rules.cut);
+    let start = usize::from(cut_first);
     let plain_lows = moves[start..]
         .iter()
         .take_while(|&&m| usize::from(m) < rules.back)
         .count();
-    if plain_lows < 2 {
-        return;
+    if plain_lows >= 2 {
+        let weakest = usize::from(moves[start]);
+        let count = |cards: &[u8]| cards.iter().map(|&c| u32::from(c)).sum::<u32>();
+        // The class (see [`move_classes`]): the weakest card's rank and, if
+        // the opponent holds none of it, the ranks above that only the
+        // mover holds, up to a special rank.
+        let class_end = match other[weakest] {
+            0 => (weakest + 1..rules.back)
+                .find(|&i| other[i] > 0 || i == rules.cut)
+                .unwrap_or(rules.back),
+            _ => weakest + 1,
+        };
+        if count(&mover[weakest..class_end]) > count(&other[..weakest]) {
+            moves[start..start + plain_lows].rotate_left(1);
+        }
     }
-    let weakest = usize::from(moves[start]);
-    let count = |cards: &[u8]| cards.iter().map(|&c| u32::from(c)).sum::<u32>();
-    // The class (see [`move_classes`]): the weakest card's rank and, if the
-    // opponent holds none of it, the ranks above that only the mover holds,
-    // up to a special rank.
-    let class_end = match other[weakest] {
-        0 => (weakest + 1..rules.back)
-            .find(|&i| other[i] > 0 || i == rules.cut)
-            .unwrap_or(rules.back),
-        _ => weakest + 1,
-    };
-    if count(&mover[weakest..class_end]) > count(&other[..weakest]) {
-        moves[start..start + plain_lows].rotate_left(1);
+    if cut_first && rules.cut < rules.back {
+        moves[..=plain_lows].rotate_left(1);
     }
 }
 
@@ -332,7 +342,7 @@ mod tests {
         };
         let mut moves = [0u8; crate::games::cards::MAX_RANKS];
         let count = move_classes(mover, other, 0..mover.len(), rules, &mut moves);
-        keep_reversed_stopper(&mut moves[..count], mover, other, rules);
+        keep_reversed_stoppers(&mut moves[..count], mover, other, rules);
         moves[..count].to_vec()
     }
 
@@ -370,11 +380,17 @@ mod tests {
             order(&[1, 0, 0, 0, 0, 1, 1, 0], &[0, 1, 0, 0, 0, 0, 0, 1], 9),
             vec![0, 6, 5]
         );
-        // The cut card stays first, and bounds the class: the stopper goes
-        // after the plain low cards only.
+        // The cut card below the back rank bounds the class and goes last
+        // of the low cards, after the stopper class.
         assert_eq!(
             order(&[1, 0, 1, 1, 1, 0, 1, 0], &[0, 1, 0, 0, 0, 1, 0, 1], 2),
-            vec![2, 3, 0, 6]
+            vec![3, 0, 2, 6]
+        );
+        // A cut card above the back rank is never played in a reversed
+        // trick: it stays first.
+        assert_eq!(
+            order(&[1, 0, 1, 0, 0, 0, 1, 0], &[0, 1, 0, 0, 0, 1, 0, 1], 6),
+            vec![6, 2, 0]
         );
     }
 }

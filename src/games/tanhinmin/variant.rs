@@ -81,13 +81,13 @@
 //!   the move), then weakest first, the back card last (see
 //!   [`move_classes`]; strongest first was 12x slower under 11-back). In
 //!   normal order while a back card is held, a weakest class that a
-//!   reversed trick cannot beat whole goes after the other low cards (see
-//!   [`keep_reversed_stopper`]). Order changes time, never a verdict.
+//!   reversed trick cannot beat whole, and a cut card below the back rank,
+//!   go after the other low cards (see [`keep_reversed_stoppers`]). Order changes time, never a verdict.
 
 use super::formula::mover_wins_counts;
 use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
 use super::moves::{
-    ClassRules, Move, Outcome, RefutationBound, hand_after, keep_reversed_stopper, legal_moves,
+    ClassRules, Move, Outcome, RefutationBound, hand_after, keep_reversed_stoppers, legal_moves,
     move_classes,
 };
 use super::ordering::{MoveOrder, cut_guess_mover_wins};
@@ -676,7 +676,7 @@ impl VariantSolver {
         let back = self.classes.back;
         let back_held = |h: &Hand| h.get(back).is_some_and(|&c| c > 0);
         if !reversed && (back_held(mover) || back_held(other)) {
-            keep_reversed_stopper(&mut moves[..count], mover, other, classes);
+            keep_reversed_stoppers(&mut moves[..count], mover, other, classes);
         }
         // Under 8-cut alone, the move a guess at the winner calls winning
         // is tried first (see [`cut_guess_mover_wins`]); it only orders
