@@ -238,6 +238,13 @@ pub(crate) fn variant_key<K: KeyWord>(
         .fold(key, |k, &(width, bits)| (k << width) | K::from(bits))
 }
 
+/// Does either hand hold a card of rank index `i` (`NO_RANK` for a rule
+/// that is off, which no hand holds)?
+#[inline]
+fn either_holds(mover: &Hand, other: &Hand, i: usize) -> bool {
+    mover.get(i).is_some_and(|&c| c > 0) || other.get(i).is_some_and(|&c| c > 0)
+}
+
 /// The rank indices a card may be played from: in normal order those above
 /// the field card (`field` is its index plus one, 0 for none), reversed
 /// those below it.
@@ -504,9 +511,8 @@ impl VariantSolver {
         // solver (its μ-guided order, its own memo) proves it much faster.
         // Its winning move indexes these arrays, as the refutation bound
         // needs, and is a plain card or the pass.
-        let holds =
-            |i: usize| mover.get(i).is_some_and(|&c| c > 0) || other.get(i).is_some_and(|&c| c > 0);
-        if !reversed && !holds(self.classes.cut) && !holds(self.classes.back) {
+        let held = |i: usize| either_holds(mover, other, i);
+        if !reversed && !held(self.classes.cut) && !held(self.classes.back) {
             return self.plain_outcome(mover, other, nm, no, ranks, field);
         }
         // Small positions are re-solved rather than looked up: their
@@ -673,9 +679,7 @@ impl VariantSolver {
         };
         let mut moves = [0u8; MAX_RANKS];
         let count = move_classes(mover, other, playable, classes, &mut moves);
-        let back = self.classes.back;
-        let back_held = |h: &Hand| h.get(back).is_some_and(|&c| c > 0);
-        if !reversed && (back_held(mover) || back_held(other)) {
+        if !reversed && either_holds(mover, other, self.classes.back) {
             keep_reversed_stoppers(&mut moves[..count], mover, other, classes);
         }
         // Under 8-cut alone, the move a guess at the winner calls winning
