@@ -511,8 +511,10 @@ impl VariantSolver {
         // solver (its μ-guided order, its own memo) proves it much faster.
         // Its winning move indexes these arrays, as the refutation bound
         // needs, and is a plain card or the pass.
-        let held = |i: usize| either_holds(mover, other, i);
-        if !reversed && !held(self.classes.cut) && !held(self.classes.back) {
+        if !reversed
+            && !either_holds(mover, other, self.classes.cut)
+            && !either_holds(mover, other, self.classes.back)
+        {
             return self.plain_outcome(mover, other, nm, no, ranks, field);
         }
         // Small positions are re-solved rather than looked up: their
