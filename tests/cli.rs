@@ -150,7 +150,8 @@ fn a_wrong_formula_makes_the_run_fail_with_the_deals_written_out() {
 
 #[test]
 fn results_are_identical_for_any_thread_count() {
-    let cfg = scratch("threads-cfg").join("s.toml");
+    let cfg_dir = scratch("threads-cfg");
+    let cfg = cfg_dir.join("s.toml");
     std::fs::write(
         &cfg,
         "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 7\ndeals = 40000\n[hands]\nsizes = [[5, 5], [6, 4]]\nfield = 3\n",

@@ -612,7 +612,7 @@ fn slurm_scripts_quote_or_refuse_hostile_values() {
         recorded.contains(&format!("{}/results/s/shard-000-of-002", odd.display())),
         "{recorded}"
     );
-    for place in [&dir, &odd, &scripts, &std::env::current_dir().unwrap()] {
+    for place in [&*dir, &odd, &scripts, &std::env::current_dir().unwrap()] {
         assert!(
             !place.join("PWNED").exists(),
             "a command ran in {}",

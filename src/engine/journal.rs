@@ -271,11 +271,36 @@ mod tests {
         all
     }
 
-    fn tmp(name: &str) -> PathBuf {
+    /// A journal path in a fresh directory, removed when the test is done
+    /// with it (kept if the test fails, to be looked at).
+    fn tmp(name: &str) -> TempJournal {
         let dir =
             std::env::temp_dir().join(format!("runner-journal-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        dir.join("checkpoint.jsonl")
+        TempJournal(dir.join("checkpoint.jsonl"))
+    }
+
+    struct TempJournal(PathBuf);
+
+    impl std::ops::Deref for TempJournal {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for TempJournal {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempJournal {
+        fn drop(&mut self) {
+            if let Some(dir) = self.0.parent().filter(|_| !std::thread::panicking()) {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
     }
 
     #[test]

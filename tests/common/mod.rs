@@ -9,12 +9,44 @@ pub fn runner() -> Command {
     Command::new(env!("CARGO_BIN_EXE_runner"))
 }
 
-/// A fresh, empty directory under the system temp dir.
-pub fn scratch(name: &str) -> PathBuf {
+/// A fresh, empty directory under the system temp dir, removed when the
+/// test is done with it, so that test runs do not pile up directories in
+/// /tmp. A failing test leaves it in place, to be looked at.
+pub fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("runner-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// See [`scratch`].
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<OsStr> for Scratch {
+    fn as_ref(&self) -> &OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
