@@ -271,41 +271,30 @@ mod tests {
         all
     }
 
-    /// A journal path in a fresh directory, removed when the test is done
-    /// with it (kept if the test fails, to be looked at).
-    fn tmp(name: &str) -> TempJournal {
+    /// A journal path in a fresh directory, and a guard that removes the
+    /// directory when the test is done with it (kept if the test fails,
+    /// to be looked at).
+    fn tmp(name: &str) -> (RemovedOnDrop, PathBuf) {
         let dir =
             std::env::temp_dir().join(format!("runner-journal-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        TempJournal(dir.join("checkpoint.jsonl"))
+        let path = dir.join("checkpoint.jsonl");
+        (RemovedOnDrop(dir), path)
     }
 
-    struct TempJournal(PathBuf);
+    struct RemovedOnDrop(PathBuf);
 
-    impl std::ops::Deref for TempJournal {
-        type Target = Path;
-        fn deref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl AsRef<Path> for TempJournal {
-        fn as_ref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TempJournal {
+    impl Drop for RemovedOnDrop {
         fn drop(&mut self) {
-            if let Some(dir) = self.0.parent().filter(|_| !std::thread::panicking()) {
-                let _ = std::fs::remove_dir_all(dir);
+            if !std::thread::panicking() {
+                let _ = std::fs::remove_dir_all(&self.0);
             }
         }
     }
 
     #[test]
     fn resume_reads_back_finished_chunks_and_drops_a_torn_line() {
-        let path = tmp("torn");
+        let (_dir, path) = tmp("torn");
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
         j.record(3, &vec![1, 2]).unwrap();
         j.record(0, &vec![7]).unwrap();
@@ -325,7 +314,7 @@ mod tests {
 
     #[test]
     fn a_journal_changed_after_it_was_read_is_refused_on_replay() {
-        let path = tmp("changed");
+        let (_dir, path) = tmp("changed");
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
         j.record(0, &vec![1]).unwrap();
         j.record(1, &vec![2]).unwrap();
@@ -340,7 +329,7 @@ mod tests {
 
     #[test]
     fn resume_refuses_another_runs_journal() {
-        let path = tmp("other");
+        let (_dir, path) = tmp("other");
         Journal::<u32>::open(&path, "abc", false)
             .unwrap()
             .record(1, &5)
@@ -354,7 +343,7 @@ mod tests {
 
     #[test]
     fn without_resume_an_old_journal_is_replaced() {
-        let path = tmp("fresh");
+        let (_dir, path) = tmp("fresh");
         Journal::<u32>::open(&path, "abc", false)
             .unwrap()
             .record(1, &5)
@@ -368,7 +357,7 @@ mod tests {
 
     #[test]
     fn an_edited_or_corrupted_line_is_refused_naming_it() {
-        let path = tmp("edited");
+        let (_dir, path) = tmp("edited");
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
         j.record(0, &vec![10, 2]).unwrap();
         j.record(1, &vec![7]).unwrap();
@@ -395,7 +384,7 @@ mod tests {
 
     #[test]
     fn an_empty_or_torn_header_is_no_progress() {
-        let path = tmp("header");
+        let (_dir, path) = tmp("header");
         for text in ["", "{\"journal\": \"runner chec"] {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, text).unwrap();
