@@ -35,12 +35,6 @@ impl AsRef<Path> for Scratch {
     }
 }
 
-impl AsRef<OsStr> for Scratch {
-    fn as_ref(&self) -> &OsStr {
-        self.0.as_os_str()
-    }
-}
-
 impl Drop for Scratch {
     fn drop(&mut self) {
         if !std::thread::panicking() {
