@@ -83,6 +83,12 @@ fn plot(args: &crate::cli::PlotArgs) -> i32 {
     let labels = crate::driver::picture_labels_of(&args.dir);
     match crate::export::plot::redraw(&args.dir, &labels) {
         Ok(written) => {
+            if written.is_empty() {
+                eprintln!(
+                    "note: {}: the tables have no rows, so there is nothing to draw",
+                    args.dir.display()
+                );
+            }
             for w in written {
                 println!("wrote {w}");
             }

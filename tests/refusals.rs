@@ -165,3 +165,74 @@ fn flags_past_what_the_machine_can_use_are_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("not a config"), "{}", stderr(&o));
 }
+
+/// A results directory whose tables were damaged or edited by hand is the
+/// user's input to `runner plot` and `runner report`: where a command cannot
+/// use a file it is refused with exit 2 and one line naming the directory and
+/// the file, and the pictures already there are left as they were. (`report`
+/// shows a table's cells as they are, so it refuses only what it cannot show:
+/// text that is not UTF-8, and a manifest that is not JSON.)
+#[test]
+fn damaged_tables_given_to_plot_and_report_are_refused() {
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/deal8");
+    let rates_header = "n_first,n_second,first_win_rate,ci95_low,ci95_high\n";
+    let damages: Vec<(&str, &str, Vec<u8>, &[&str])> = vec![
+        (
+            "ragged",
+            "mu.csv",
+            b"n_first,n_second,mu0,mu1,deals,first_wins\n8,8,1\n".to_vec(),
+            &["plot"],
+        ),
+        (
+            "bad-number",
+            "stats.csv",
+            format!("{rates_header}8,8,x,0,1\n").into_bytes(),
+            &["plot"],
+        ),
+        (
+            "no-column",
+            "stats.csv",
+            b"n_first,rate\n8,0.5\n".to_vec(),
+            &["plot"],
+        ),
+        (
+            "not-utf8",
+            "stats.csv",
+            [rates_header.as_bytes(), b"8,8,\xff,0,1\n"].concat(),
+            &["plot", "report"],
+        ),
+        (
+            "manifest",
+            "manifest.json",
+            b"{\"study\": \"tanh".to_vec(),
+            &["report"],
+        ),
+    ];
+    let root = scratch("damaged");
+    for (name, file, bytes, commands) in &damages {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&committed).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+        std::fs::write(dir.join(file), bytes).unwrap();
+        let pictures_before = std::fs::read(dir.join("rates.svg")).unwrap();
+        for command in *commands {
+            let o = run(&[*command, dir.to_str().unwrap()]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{command} {name}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{command} {name}: {err}");
+            assert!(
+                err.contains(dir.to_str().unwrap()) && err.contains(file),
+                "{command} {name}: names the directory and {file}: {err}"
+            );
+        }
+        assert_eq!(
+            std::fs::read(dir.join("rates.svg")).unwrap(),
+            pictures_before,
+            "{name}: the pictures are untouched"
+        );
+        assert!(!dir.join("report.html").exists(), "{name}: no report");
+    }
+}

@@ -7,6 +7,7 @@
 //! wherever colour carries a number, and every cell of the run (or a line
 //! saying which cells are shown).
 
+use crate::error::refuse;
 use anyhow::{Context, bail};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -55,13 +56,15 @@ fn column_positions(
             header
                 .iter()
                 .position(|h| h == *n)
-                .with_context(|| format!("{what}: no column `{n}`"))
+                .ok_or_else(|| refuse(format!("{what}: no column `{n}`")))
         })
         .collect()
 }
 
 /// The named columns of every row of a CSV table, as numbers, followed by
-/// the optional text columns `texts` (empty where a table lacks one).
+/// the optional text columns `texts` (empty where a table lacks one). A
+/// table that does not parse is refused ([`refuse`]): the file is wrong, so
+/// `runner plot` and `runner compare` exit 2 naming it, not 3.
 fn read_rows(
     bytes: &[u8],
     names: &[&str],
@@ -69,7 +72,10 @@ fn read_rows(
     what: &str,
 ) -> anyhow::Result<Vec<(Vec<f64>, Vec<String>)>> {
     let mut r = csv::Reader::from_reader(bytes);
-    let header = r.headers()?.clone();
+    let header = r
+        .headers()
+        .map_err(|e| refuse(format!("{what}: cannot read its header: {e}")))?
+        .clone();
     let idx = column_positions(&header, names, what)?;
     let text_idx: Vec<Option<usize>> = texts
         .iter()
@@ -77,18 +83,15 @@ fn read_rows(
         .collect();
     let mut rows = Vec::new();
     for rec in r.records() {
-        let rec = rec?;
+        let rec = rec.map_err(|e| refuse(format!("{what}: bad CSV row: {e}")))?;
         let numbers = idx
             .iter()
             .map(|&i| {
                 let field = rec.get(i).unwrap_or("");
-                let v: f64 = field
-                    .parse()
-                    .with_context(|| format!("{what}: bad number `{field}`"))?;
-                if !v.is_finite() {
-                    bail!("{what}: bad number `{field}`");
+                match field.parse::<f64>() {
+                    Ok(v) if v.is_finite() => Ok(v),
+                    _ => Err(refuse(format!("{what}: bad number `{field}`"))),
                 }
-                Ok(v)
             })
             .collect::<anyhow::Result<Vec<f64>>>()?;
         let strings = text_idx
@@ -931,7 +934,8 @@ pub fn redraw(dir: &Path, labels: &Labels) -> anyhow::Result<Vec<String>> {
     }
     let tables: Vec<(&str, &[u8])> = loaded.iter().map(|(n, b)| (*n, b.as_slice())).collect();
     let mut written = Vec::new();
-    for (name, bytes) in pictures(&tables, labels)? {
+    let drawn = pictures(&tables, labels).with_context(|| dir.display().to_string())?;
+    for (name, bytes) in drawn {
         super::write_atomic(&dir.join(&name), &bytes)?;
         written.push(dir.join(&name).display().to_string());
     }

@@ -7,6 +7,7 @@
 //! kept apart at the end, as in the directory itself.
 
 use super::plot::Labels;
+use crate::error::refuse;
 use anyhow::Context;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -42,12 +43,12 @@ fn table_html(name: &str, bytes: &[u8]) -> anyhow::Result<String> {
         .from_reader(bytes);
     let header = reader
         .headers()
-        .with_context(|| format!("{name}: cannot read its header"))?
+        .map_err(|e| refuse(format!("{name}: cannot read its header: {e}")))?
         .clone();
     let mut rows = String::new();
     let mut total = 0usize;
     for record in reader.records() {
-        let record = record.with_context(|| format!("{name}: bad CSV row"))?;
+        let record = record.map_err(|e| refuse(format!("{name}: bad CSV row: {e}")))?;
         total += 1;
         if total <= MAX_ROWS {
             rows.push_str("<tr>");
@@ -162,7 +163,7 @@ figcaption{color:#666;font-size:.85em}pre{background:#f8f8f8;padding:.8em;overfl
 /// The whole page for the results in `dir`.
 pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
     if !dir.is_dir() {
-        return Err(crate::error::refuse(format!(
+        return Err(refuse(format!(
             "{}: no such results directory",
             dir.display()
         )));
@@ -175,6 +176,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         .filter(|n| !n.starts_with('.'))
         .collect();
     names.sort();
+    let in_dir = || dir.display().to_string();
     let read = |name: &str| {
         let path = dir.join(name);
         std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
@@ -186,18 +188,18 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         .collect();
     let pictures: Vec<&String> = names.iter().filter(|n| n.ends_with(".svg")).collect();
     if tables.is_empty() && pictures.is_empty() {
-        return Err(crate::error::refuse(format!(
+        return Err(refuse(format!(
             "{}: no CSV tables or SVG pictures to report",
             dir.display()
         )));
     }
-    let manifest: Option<serde_json::Value> = match read("manifest.json") {
-        Ok(bytes) => Some(
-            serde_json::from_slice(&bytes)
-                .with_context(|| format!("{}: manifest.json is not JSON", dir.display()))?,
-        ),
-        Err(_) => None,
-    };
+    let manifest: Option<serde_json::Value> =
+        match read("manifest.json") {
+            Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| {
+                refuse(format!("{}: manifest.json is not JSON: {e}", dir.display()))
+            })?),
+            Err(_) => None,
+        };
 
     let mut html = String::new();
     let title = if labels.run.is_empty() {
@@ -249,7 +251,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
     if !tables.is_empty() {
         html.push_str("<h2>Tables</h2>\n");
         for name in &tables {
-            html.push_str(&table_html(name, &read(name)?)?);
+            html.push_str(&table_html(name, &read(name)?).with_context(in_dir)?);
         }
     }
     html.push_str("<h2>Provenance</h2>\n");
@@ -258,7 +260,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         None => html.push_str("<p class=\"note\">no manifest.json in this directory</p>\n"),
     }
     if names.iter().any(|n| n == "run.csv") {
-        html.push_str(&table_html("run.csv", &read("run.csv")?)?);
+        html.push_str(&table_html("run.csv", &read("run.csv")?).with_context(in_dir)?);
     }
     html.push_str("</body>\n</html>\n");
     Ok(html)
