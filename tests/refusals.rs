@@ -236,3 +236,116 @@ fn damaged_tables_given_to_plot_and_report_are_refused() {
         assert!(!dir.join("report.html").exists(), "{name}: no report");
     }
 }
+
+mod damaged_tables {
+    use proptest::prelude::*;
+    use runner::error::is_refused;
+    use runner::export::plot::{Labels, pictures};
+
+    /// The tables `runner plot` draws from, as committed: equal cells
+    /// (a line), one cell, a grid of unequal cells, μ heat maps, rates.
+    fn committed() -> Vec<(&'static str, Vec<u8>)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+        [
+            ("quick", "stats.csv"),
+            ("quick", "mu.csv"),
+            ("sample26", "stats.csv"),
+            ("unequal-field", "stats.csv"),
+            ("unequal-field", "mu.csv"),
+            ("rates", "rates.csv"),
+        ]
+        .into_iter()
+        .map(|(dir, name)| (name, std::fs::read(root.join(dir).join(name)).unwrap()))
+        .collect()
+    }
+
+    /// A damage: overwrite bytes, cut the file, or repeat a line.
+    #[derive(Clone, Debug)]
+    enum Damage {
+        Overwrite(Vec<(usize, u8)>),
+        Cut(usize),
+        RepeatLine(usize, usize),
+        Number(usize, &'static str),
+    }
+
+    fn damage() -> impl Strategy<Value = Damage> {
+        let byte = prop::sample::select(b"0123456789-.,eE\n\"x \xff".to_vec());
+        prop_oneof![
+            prop::collection::vec((any::<usize>(), byte), 1..6).prop_map(Damage::Overwrite),
+            any::<usize>().prop_map(Damage::Cut),
+            (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Damage::RepeatLine(a, b)),
+            (
+                any::<usize>(),
+                prop::sample::select(vec![
+                    "0",
+                    "-1",
+                    "1e300",
+                    "-1e300",
+                    "4294967296",
+                    "1e-300",
+                    "NaN",
+                    "inf",
+                    "2.5",
+                    "99999999999999999999999999999",
+                ])
+            )
+                .prop_map(|(i, v)| Damage::Number(i, v)),
+        ]
+    }
+
+    fn apply(bytes: &[u8], d: &Damage) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        match d {
+            Damage::Overwrite(edits) => {
+                for &(i, b) in edits {
+                    let n = out.len();
+                    out[i % n] = b;
+                }
+            }
+            Damage::Cut(i) => out.truncate(i % (bytes.len() + 1)),
+            Damage::RepeatLine(from, to) => {
+                let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+                let line = lines[from % lines.len()];
+                let at = to % (lines.len() + 1);
+                lines.insert(at, line);
+                out = lines.join(&b'\n');
+            }
+            Damage::Number(i, v) => {
+                // Replaces one field of a data row with `v`.
+                let text = String::from_utf8_lossy(bytes).into_owned();
+                let mut rows: Vec<Vec<String>> = text
+                    .lines()
+                    .map(|l| l.split(',').map(str::to_string).collect())
+                    .collect();
+                if rows.len() > 1 {
+                    let r = 1 + i % (rows.len() - 1);
+                    let c = (i / 7) % rows[r].len();
+                    rows[r][c] = v.to_string();
+                }
+                out = rows
+                    .iter()
+                    .map(|r| r.join(","))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .into_bytes();
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Whatever the damage, drawing a table either works or is refused
+        /// (exit 2 in `runner plot`): never a panic, never a fault.
+        #[test]
+        fn a_damaged_table_is_drawn_or_refused(which in any::<usize>(), d in damage()) {
+            let tables = committed();
+            let (name, bytes) = &tables[which % tables.len()];
+            let damaged = apply(bytes, &d);
+            let labels = Labels { run: "t".into(), context: "c".into() };
+            if let Err(e) = pictures(&[(name, &damaged)], &labels) {
+                prop_assert!(is_refused(&e), "{name} {d:?}: not refused: {e:#}");
+            }
+        }
+    }
+}
