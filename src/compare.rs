@@ -13,8 +13,8 @@ use anyhow::{Context, anyhow};
 use std::path::{Path, PathBuf};
 
 /// `runner compare`: writes the picture and its CSV, prints their paths,
-/// and returns the exit status (2 for a bad series or an unreadable table,
-/// 3 when the output cannot be written).
+/// and returns the exit status (2 for a bad series, an unreadable table or
+/// an output path that is not a file, 3 when the output cannot be written).
 pub fn main(args: &CompareArgs) -> i32 {
     let series = match args
         .series
@@ -37,7 +37,11 @@ pub fn main(args: &CompareArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            exit::RUNTIME
+            if crate::error::is_refused(&e) {
+                exit::USAGE
+            } else {
+                exit::RUNTIME
+            }
         }
     }
 }
@@ -131,8 +135,8 @@ fn write(series: &[Series], out: &Path, title: &str) -> anyhow::Result<Vec<PathB
         }
     }
     let table = out.with_extension("csv");
-    write_atomic(out, svg.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
-    write_atomic(&table, csv.as_bytes()).with_context(|| format!("writing {}", table.display()))?;
+    write_atomic(out, svg.as_bytes())?;
+    write_atomic(&table, csv.as_bytes())?;
     Ok(vec![out.to_path_buf(), table])
 }
 

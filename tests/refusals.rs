@@ -349,3 +349,72 @@ mod damaged_tables {
         }
     }
 }
+
+/// An output path that is not a regular file is refused, never replaced:
+/// the atomic write's rename would swap a FIFO, a device or a directory
+/// for a file (as root, `runner compare --out /dev/null` once replaced the
+/// machine's /dev/null). Shown with a FIFO and a directory, which need no
+/// root.
+#[test]
+fn an_output_that_is_not_a_regular_file_is_refused_and_left_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("special-out");
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let a_dir = dir.join("a-directory");
+    std::fs::create_dir_all(&a_dir).unwrap();
+    let deal8 = concat!("plain=", env!("CARGO_MANIFEST_DIR"), "/results/deal8");
+    for target in [&fifo, &a_dir] {
+        let o = run(&["compare", "--out", target.to_str().unwrap(), deal8]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", target.display());
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO is still a FIFO");
+    assert!(a_dir.is_dir(), "the directory is still a directory");
+}
+
+/// A FIFO where the checkpoint goes is refused, with or without
+/// `--resume`: reading it would wait forever for a writer.
+#[test]
+fn a_checkpoint_that_is_not_a_regular_file_is_refused_without_hanging() {
+    let quick = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml");
+    for resume in [true, false] {
+        let out = scratch(&format!("fifo-checkpoint-{resume}"));
+        let checkpoint = out.join("checkpoint.jsonl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&checkpoint)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let mut cmd = common::runner();
+        cmd.args(["--config", quick, "--out", out.to_str().unwrap(), "-q"]);
+        if resume {
+            cmd.arg("--resume");
+        }
+        let mut child = cmd.stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("resume {resume}: still running after 60 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let err = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+        assert_eq!(status.code(), Some(2), "resume {resume}: {err}");
+        assert!(
+            err.contains("checkpoint.jsonl") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
+}
