@@ -350,6 +350,15 @@ mod damaged_tables {
     }
 }
 
+/// Makes a FIFO at `path` (by `mkfifo`, which needs no root).
+fn make_fifo(path: &std::path::Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 /// An output path that is not a regular file is refused, never replaced:
 /// the atomic write's rename would swap a FIFO, a device or a directory
 /// for a file (as root, `runner compare --out /dev/null` once replaced the
@@ -360,11 +369,7 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_alone() {
     use std::os::unix::fs::FileTypeExt;
     let dir = scratch("special-out");
     let fifo = dir.join("fifo");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    make_fifo(&fifo);
     let a_dir = dir.join("a-directory");
     std::fs::create_dir_all(&a_dir).unwrap();
     let deal8 = concat!("plain=", env!("CARGO_MANIFEST_DIR"), "/results/deal8");
@@ -388,11 +393,7 @@ fn a_checkpoint_that_is_not_a_regular_file_is_refused_without_hanging() {
     for resume in [true, false] {
         let out = scratch(&format!("fifo-checkpoint-{resume}"));
         let checkpoint = out.join("checkpoint.jsonl");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&checkpoint)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        make_fifo(&checkpoint);
         let mut cmd = common::runner();
         cmd.args(["--config", quick, "--out", out.to_str().unwrap(), "-q"]);
         if resume {
