@@ -49,11 +49,7 @@ fn check_status(check: Check) -> i32 {
 /// or a fault.
 fn error_status(e: &anyhow::Error) -> i32 {
     eprintln!("error: {e:#}");
-    if crate::error::is_refused(e) {
-        exit::USAGE
-    } else {
-        exit::RUNTIME
-    }
+    exit::of_error(e)
 }
 
 fn merge(args: &crate::cli::MergeArgs) -> i32 {

@@ -37,11 +37,7 @@ pub fn main(args: &CompareArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            if crate::error::is_refused(&e) {
-                exit::USAGE
-            } else {
-                exit::RUNTIME
-            }
+            exit::of_error(&e)
         }
     }
 }

@@ -22,6 +22,21 @@ pub fn refuse(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Refused(message.into()))
 }
 
+/// Refuses `path` if something other than a regular file (or a link to
+/// one) is there: a device, a FIFO, a socket or a directory. Writing by
+/// rename would replace it (run as root, `runner compare --out /dev/null`
+/// once turned the machine's /dev/null into a file), and reading a FIFO
+/// waits forever for a writer. `role` says what the path was to be.
+pub fn refuse_unless_file_or_absent(path: &std::path::Path, role: &str) -> anyhow::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(refuse(format!(
+            "{}: exists and is not a regular file, so it cannot be {role}; choose another path",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Was this error, or anything it wraps, a [`Refused`]?
 pub fn is_refused(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| cause.is::<Refused>())

@@ -13,3 +13,13 @@ pub const USAGE: i32 = 2;
 pub const RUNTIME: i32 = 3;
 /// Stopped by a signal; finished chunks are checkpointed for `--resume`.
 pub const INTERRUPTED: i32 = 4;
+
+/// The status of an error: [`USAGE`] when it is the user's input refused
+/// ([`crate::error::Refused`] anywhere in its chain), else [`RUNTIME`].
+pub fn of_error(e: &anyhow::Error) -> i32 {
+    if crate::error::is_refused(e) {
+        USAGE
+    } else {
+        RUNTIME
+    }
+}

@@ -61,16 +61,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
     /// the same `fingerprint` is checked line by line and extended; without
     /// it, any old journal is replaced.
     pub fn open(path: &Path, fingerprint: &str, resume: bool) -> anyhow::Result<Self> {
-        // Reading a FIFO there would wait forever for a writer, and
-        // replacing a device or a directory is not ours to do.
-        if let Ok(meta) = std::fs::metadata(path)
-            && !meta.is_file()
-        {
-            return Err(crate::error::refuse(format!(
-                "{}: exists and is not a regular file, so it cannot be the checkpoint; remove it or choose another --out",
-                path.display()
-            )));
-        }
+        crate::error::refuse_unless_file_or_absent(path, "the checkpoint")?;
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;

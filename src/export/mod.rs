@@ -13,21 +13,11 @@ use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
-///
-/// Only a regular file (or nothing) at `path` is replaced. The rename would
-/// replace anything else too: run as root, `runner compare --out /dev/null`
-/// once turned the machine's /dev/null into a regular file. So a device, a
-/// FIFO, a socket or a directory there (or a link to one) is refused.
+/// Writes `bytes` to `path` through a temporary file and a rename. Only a
+/// regular file (or nothing) at `path` is replaced; anything else there is
+/// refused (see [`crate::error::refuse_unless_file_or_absent`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-    {
-        return Err(crate::error::refuse(format!(
-            "{}: exists and is not a regular file; give a file path to write",
-            path.display()
-        )));
-    }
+    crate::error::refuse_unless_file_or_absent(path, "an output file")?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)
