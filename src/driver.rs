@@ -151,6 +151,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     // The study refuses a bad config before anything is written.
     let study = S::build(config, &ctx.build_context())?;
     let _only_writer = lock_out_dir(&ctx.out_dir)?;
+    refuse_unfit_outputs(&study, &ctx.out_dir, ctx.shard.is_none_or(|(n, _)| n == 1))?;
     let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);
     let holds_progress = std::fs::metadata(&checkpoint).is_ok_and(|m| m.len() > 0);
     if holds_progress && !ctx.resume && !ctx.fresh {
@@ -317,6 +318,32 @@ fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
             Ok(handle)
         }
     }
+}
+
+/// Refuses, before any work, an output directory where a file the run
+/// will write exists as something other than a regular file (a FIFO, a
+/// device, a directory). [`write_atomic`] refuses it too, but only when
+/// the run gets there, hours of work later.
+///
+/// The tables' names come from the study's tables of empty counts (every
+/// study writes the same files whatever its counts); a shard of many
+/// writes no tables. (The checkpoint is [`Journal::open`]'s to check.)
+fn refuse_unfit_outputs<S: Study>(study: &S, dir: &Path, with_tables: bool) -> anyhow::Result<()> {
+    let mut names = vec![PARTIAL_FILE, "run.csv", "manifest.json"];
+    if with_tables {
+        let empty: Vec<S::Counts> = study
+            .cell_sizes()
+            .iter()
+            .map(|_| S::Counts::default())
+            .collect();
+        let cells: Vec<&S::Counts> = empty.iter().collect();
+        names.extend(study.tables(&cells).into_iter().map(|(name, _)| name));
+        names.extend(plot::PICTURE_NAMES);
+    }
+    for name in names {
+        crate::error::refuse_unless_file_or_absent(&dir.join(name), "written")?;
+    }
+    Ok(())
 }
 
 /// Removes the temporary files that a killed run of this directory left
@@ -614,6 +641,7 @@ where
     let counts: Vec<&S::Counts> = cells.iter().collect();
     let out = &ctx.out_dir;
     let _only_writer = lock_out_dir(out)?;
+    refuse_unfit_outputs(&study, out, true)?;
     remove_stale_temp_files(out);
     let mut written = write_tables(&study, &counts, &config, out)?;
     let summary = study.summary(&counts, out);

@@ -385,6 +385,43 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_alone() {
     assert!(a_dir.is_dir(), "the directory is still a directory");
 }
 
+/// A run whose tables or pictures would replace a FIFO or a directory is
+/// refused before any work starts, not after it (`write_atomic` would
+/// refuse too, but only when the run's work was done).
+#[test]
+fn a_run_refuses_an_unfit_output_before_any_work() {
+    use std::os::unix::fs::FileTypeExt;
+    let quick = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml");
+    // A table's name (from the study) and a picture's (from `plot`).
+    for (name, fifo) in [("mu.csv", true), ("rates.svg", false)] {
+        let out = scratch(&format!("unfit-output-{name}"));
+        let target = out.join(name);
+        if fifo {
+            make_fifo(&target);
+        } else {
+            std::fs::create_dir_all(&target).unwrap();
+        }
+        let o = run(&["--config", quick, "--out", out.to_str().unwrap(), "-q"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(name) && err.contains("not a regular file"),
+            "{err}"
+        );
+        let names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [name], "nothing else was written");
+        let kind = std::fs::symlink_metadata(&target).unwrap().file_type();
+        assert!(
+            kind.is_fifo() == fifo && kind.is_dir() != fifo,
+            "{name} left as it was"
+        );
+    }
+}
+
 /// A FIFO where the checkpoint goes is refused, with or without
 /// `--resume`: reading it would wait forever for a writer.
 #[test]

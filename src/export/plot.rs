@@ -849,6 +849,12 @@ pub fn mu_svg(rows: &[MuCell], labels: &Labels) -> anyhow::Result<String> {
     Ok(svg)
 }
 
+const RATES_SVG: &str = "rates.svg";
+const RATES_GRID_SVG: &str = "rates-grid.svg";
+const MU_SVG: &str = "mu.svg";
+/// Every file [`pictures`] may write, for checks made before a run.
+pub const PICTURE_NAMES: [&str; 3] = [RATES_SVG, RATES_GRID_SVG, MU_SVG];
+
 /// The pictures for the tables in `tables`, as (file name, bytes).
 ///
 /// From `stats.csv` or `rates.csv`: `rates.svg`, which is the rate against
@@ -874,12 +880,12 @@ pub fn pictures(
                     continue;
                 } else if points.len() == 1 {
                     out.push((
-                        "rates.svg".into(),
+                        RATES_SVG.into(),
                         rate_single_svg(&points[0], labels)?.into_bytes(),
                     ));
                 } else if equal.len() == points.len() {
                     out.push((
-                        "rates.svg".into(),
+                        RATES_SVG.into(),
                         rate_line_svg(&points, labels, "")?.into_bytes(),
                     ));
                 } else if equal.len() >= 2 {
@@ -889,16 +895,16 @@ pub fn pictures(
                         points.len()
                     );
                     out.push((
-                        "rates.svg".into(),
+                        RATES_SVG.into(),
                         rate_line_svg(&equal, labels, &note)?.into_bytes(),
                     ));
                     out.push((
-                        "rates-grid.svg".into(),
+                        RATES_GRID_SVG.into(),
                         rate_grid_svg(&points, labels)?.into_bytes(),
                     ));
                 } else {
                     out.push((
-                        "rates.svg".into(),
+                        RATES_SVG.into(),
                         rate_grid_svg(&points, labels)?.into_bytes(),
                     ));
                 }
@@ -906,7 +912,7 @@ pub fn pictures(
             "mu.csv" => {
                 let rows = read_mu(bytes, name)?;
                 if !rows.is_empty() {
-                    out.push(("mu.svg".to_string(), mu_svg(&rows, labels)?.into_bytes()));
+                    out.push((MU_SVG.to_string(), mu_svg(&rows, labels)?.into_bytes()));
                 }
             }
             _ => {}
