@@ -9,7 +9,7 @@ use crate::cli::CompareArgs;
 use crate::exit;
 use crate::export::plot::{Labels, RatePoint, Series, rate_lines_svg, read_rates};
 use crate::export::write_atomic;
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
 /// `runner compare`: writes the picture and its CSV, prints their paths,
@@ -98,7 +98,8 @@ fn read_dir_rates(dir: &Path) -> anyhow::Result<Vec<RatePoint>> {
                 dir.display()
             )
         })?;
-    let bytes = std::fs::read(&table).with_context(|| table.display().to_string())?;
+    crate::export::manifest::check_hashes(dir)?;
+    let bytes = crate::export::read_result_file(&table)?;
     read_rates(&bytes, &table.display().to_string())
 }
 

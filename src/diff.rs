@@ -11,6 +11,7 @@
 
 use crate::cli::DiffArgs;
 use crate::exit;
+use crate::export::{manifest, read_result_file};
 use crate::stats::two_proportion_p;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -69,9 +70,13 @@ struct RunKind {
 }
 
 fn run_kind(dir: &Path) -> Result<RunKind, String> {
-    let path = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
+    let path = dir.join(manifest::FILE_NAME);
+    if !path.exists() {
+        return Err(format!("{}: no such file", path.display()));
+    }
+    let text = read(&path)?;
+    manifest::check_hashes(dir).map_err(|e| format!("{e:#}"))?;
+    let v: serde_json::Value = serde_json::from_slice(&text)
         .map_err(|e| format!("{}: not a manifest: {e}", path.display()))?;
     let c = &v["config"];
     let e = &c["experiment"];
@@ -87,6 +92,11 @@ fn run_kind(dir: &Path) -> Result<RunKind, String> {
             v["chunk_sizes"]
         ]),
     })
+}
+
+/// A file of a results directory, or the one line that says why not.
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    read_result_file(path).map_err(|e| format!("{e:#}"))
 }
 
 /// The deterministic tables of a results directory, by file name.
@@ -122,14 +132,14 @@ pub fn compare(baseline: &Path, candidate: &Path, alpha: f64) -> Result<Vec<Find
     let statistical = a.sampled && b.sampled && a.deal_inputs != b.deal_inputs;
     for name in &ta {
         let (pa, pb) = (baseline.join(name), candidate.join(name));
-        let Ok(xb) = std::fs::read(&pb) else {
+        if !pb.exists() {
             out.push(Finding {
                 line: format!("{name}: missing from {}", candidate.display()),
                 consistent: false,
             });
             continue;
-        };
-        let xa = std::fs::read(&pa).map_err(|e| format!("{}: {e}", pa.display()))?;
+        }
+        let (xa, xb) = (read(&pa)?, read(&pb)?);
         if statistical {
             if name == "stats.csv" {
                 out.extend(compare_rates(&xa, &xb, alpha).map_err(|e| format!("{name}: {e}"))?);

@@ -459,9 +459,10 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
             Check::Passed => "passed",
             Check::Failed => "failed",
         },
+        sha256: manifest::hashes_of(out, &f.outputs)?,
         outputs: f.outputs,
     }
-    .write(&out.join("manifest.json"))
+    .write(&out.join(manifest::FILE_NAME))
 }
 
 /// The key of a shard file's checksum.

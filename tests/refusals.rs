@@ -422,6 +422,116 @@ fn a_run_refuses_an_unfit_output_before_any_work() {
     }
 }
 
+/// Runs the runner with `args`, killing it and failing if it has not
+/// ended within 60 s: for inputs that used to make it wait forever.
+fn run_with_deadline(args: &[&str]) -> std::process::Output {
+    let mut child = common::runner()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{args:?}: still running after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The manifest records each table's SHA-256 (as `sha256sum` computes it),
+/// and a table edited after the run, or a manifest naming a file outside
+/// its directory, is refused by every command that reads results, while
+/// the untouched directory is read as before.
+#[test]
+fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
+    let out = scratch("hashed");
+    let o = run(&[
+        "--config",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml"),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let names = [
+        "stats.csv",
+        "mu.csv",
+        "disagreements.csv",
+        "partial.json",
+        "run.csv",
+    ];
+    for (name, hex) in common::sha256sum(&out, &names) {
+        assert_eq!(manifest["sha256"][&name], hex.as_str(), "{name}");
+    }
+    let dir = out.to_str().unwrap();
+    let svg = out.join("cmp.svg");
+    let series = format!("q={dir}");
+    let readers: [Vec<&str>; 4] = [
+        vec!["plot", dir],
+        vec!["report", dir],
+        vec!["diff", dir, dir],
+        vec!["compare", "--out", svg.to_str().unwrap(), &series],
+    ];
+    for args in &readers {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+    let stats = out.join("stats.csv");
+    let good = std::fs::read(&stats).unwrap();
+    let edited = String::from_utf8(good.clone())
+        .unwrap()
+        .replacen("0.539591837", "0.539591838", 1);
+    assert_ne!(edited.as_bytes(), good, "the edit changed a number");
+    std::fs::write(&stats, edited).unwrap();
+    for args in &readers {
+        let o = run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("stats.csv") && err.contains("SHA-256"),
+            "{err}"
+        );
+    }
+    std::fs::write(&stats, &good).unwrap();
+    let mut escaping = manifest.clone();
+    escaping["sha256"]["../stats.csv"] = serde_json::json!("00");
+    std::fs::write(out.join("manifest.json"), escaping.to_string()).unwrap();
+    let o = run(&["plot", dir]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("sha256 is not a table"), "{err}");
+}
+
+/// A FIFO in place of a table is refused by the commands that read
+/// results, instead of waiting forever to read it.
+#[test]
+fn a_table_that_is_a_fifo_is_refused_without_hanging() {
+    let dir = scratch("fifo-table");
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/deal8");
+    for name in ["manifest.json", "mu.csv"] {
+        std::fs::copy(committed.join(name), dir.join(name)).unwrap();
+    }
+    make_fifo(&dir.join("stats.csv"));
+    let d = dir.to_str().unwrap();
+    let baseline = committed.to_str().unwrap();
+    for args in [vec!["plot", d], vec!["diff", baseline, d]] {
+        let o = run_with_deadline(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("stats.csv") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
+}
+
 /// A FIFO where the checkpoint goes is refused, with or without
 /// `--resume`: reading it would wait forever for a writer.
 #[test]

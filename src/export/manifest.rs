@@ -1,8 +1,14 @@
 //! The run manifest: how and where a run happened, kept apart from the
 //! deterministic results so that two runs of one config diff cleanly.
 
+use crate::error::refuse;
 use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The manifest's file name in a results directory.
+pub const FILE_NAME: &str = "manifest.json";
 
 /// `manifest.json`: run details kept apart from the deterministic tables.
 #[derive(Serialize)]
@@ -54,6 +60,11 @@ pub struct Manifest<'a, C: Serialize> {
     pub check: &'static str,
     /// Files written, in order.
     pub outputs: Vec<String>,
+    /// The SHA-256 of each output a later command reads (see
+    /// [`hashes_of`]), as `sha256sum` prints it: a table edited after the
+    /// run, or left by another run that was killed while writing, no
+    /// longer matches, and `plot`, `report`, `diff` and `compare` refuse it.
+    pub sha256: BTreeMap<String, String>,
 }
 
 impl<C: Serialize> Manifest<'_, C> {
@@ -63,6 +74,80 @@ impl<C: Serialize> Manifest<'_, C> {
         text.push('\n');
         super::write_atomic(path, text.as_bytes())
     }
+}
+
+/// Does the manifest record the SHA-256 of output `name`? The tables, run
+/// details and shard counts, which commands read back; not the pictures,
+/// which `runner plot` redraws (a newer drawing is not a changed result),
+/// nor the manifest itself.
+fn records_hash_of(name: &str) -> bool {
+    name != FILE_NAME && !name.ends_with(".svg")
+}
+
+/// The SHA-256 of `bytes` in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The SHA-256 of each output in `outputs` whose hash the manifest records,
+/// read back from `dir` as written.
+pub fn hashes_of(dir: &Path, outputs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    outputs
+        .iter()
+        .filter(|name| records_hash_of(name))
+        .map(|name| {
+            let bytes = super::read_result_file(&dir.join(name))?;
+            Ok((name.clone(), sha256_hex(&bytes)))
+        })
+        .collect()
+}
+
+/// Refuses a results directory holding a file whose SHA-256 is not the one
+/// its manifest records. A file the manifest names but that is gone is
+/// left to the command that needs it; a directory without a manifest, or
+/// with one from before hashes were recorded, or one that is not JSON
+/// (which `report` and `diff` refuse themselves, and `plot` reads without),
+/// has nothing to check.
+pub fn check_hashes(dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join(FILE_NAME);
+    if !path.exists() {
+        return Ok(());
+    }
+    let bytes = super::read_result_file(&path)?;
+    let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Ok(());
+    };
+    let Some(recorded) = manifest.get("sha256") else {
+        return Ok(());
+    };
+    let not_a_table = || {
+        refuse(format!(
+            "{}: sha256 is not a table of file names and hashes",
+            path.display()
+        ))
+    };
+    for (name, want) in recorded.as_object().ok_or_else(not_a_table)? {
+        let want = want.as_str().ok_or_else(not_a_table)?;
+        // Only a plain name in this directory: a manifest edited to name
+        // `../x` must not make the check read elsewhere.
+        if Path::new(name).file_name() != Some(std::ffi::OsStr::new(name)) {
+            return Err(not_a_table());
+        }
+        let file = dir.join(name);
+        if !file.exists() {
+            continue;
+        }
+        if sha256_hex(&super::read_result_file(&file)?) != want {
+            return Err(refuse(format!(
+                "{}: not the file its run wrote (its SHA-256 differs from the one {FILE_NAME} records): edited since, or left by another run",
+                file.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Stable hash of a config's result inputs: serialised to JSON in field

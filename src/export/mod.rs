@@ -44,6 +44,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Reads a file of a results directory. Only a regular file is read: a
+/// FIFO in its place would wait forever for a writer.
+pub fn read_result_file(path: &Path) -> anyhow::Result<Vec<u8>> {
+    crate::error::refuse_unless_file_or_absent(path, "read as a result file")?;
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
 /// A throughput for run tables and progress lines: whole numbers from 100 up, three
 /// significant digits below, so that a slow cell (26-card deals run at
 /// about one every two seconds) does not read as 0.

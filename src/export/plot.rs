@@ -923,13 +923,12 @@ pub fn pictures(
 
 /// `runner plot DIR`: redraws every picture from the CSVs in `dir`.
 pub fn redraw(dir: &Path, labels: &Labels) -> anyhow::Result<Vec<String>> {
+    super::manifest::check_hashes(dir)?;
     let mut loaded = Vec::new();
     for name in ["stats.csv", "rates.csv", "mu.csv"] {
         let path = dir.join(name);
         if path.exists() {
-            let bytes =
-                std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-            loaded.push((name, bytes));
+            loaded.push((name, super::read_result_file(&path)?));
         }
     }
     if loaded.is_empty() {

@@ -168,6 +168,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
             dir.display()
         )));
     }
+    super::manifest::check_hashes(dir)?;
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read results directory {}", dir.display()))?
         .filter_map(|e| e.ok())
@@ -177,10 +178,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         .collect();
     names.sort();
     let in_dir = || dir.display().to_string();
-    let read = |name: &str| {
-        let path = dir.join(name);
-        std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
-    };
+    let read = |name: &str| super::read_result_file(&dir.join(name));
     // run.csv holds run details, not results; it goes with the provenance.
     let tables: Vec<&String> = names
         .iter()

@@ -66,3 +66,36 @@ pub fn run_args(cfg: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
     v.extend(extra.iter().map(|s| s.to_string()));
     v
 }
+
+/// The SHA-256 of files `names` in `dir`, by the system's `sha256sum` (not
+/// by the runner's own code), as (name, lowercase hex).
+pub fn sha256sum(dir: &Path, names: &[&str]) -> Vec<(String, String)> {
+    let o = Command::new("sha256sum")
+        .current_dir(dir)
+        .arg("--")
+        .args(names)
+        .output()
+        .expect("sha256sum starts");
+    assert!(o.status.success(), "sha256sum: {}", stderr(&o));
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (hex, name) = l.split_once("  ").expect("sha256sum's line");
+            (name.to_string(), hex.to_string())
+        })
+        .collect()
+}
+
+/// Replaces table `name` of results directory `dir` by `text` and records
+/// its new SHA-256 in the manifest, as a run that computed `text` would
+/// have: for tests of what `runner diff` makes of a changed number.
+pub fn write_as_if_run(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+    let path = dir.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let (_, hex) = sha256sum(dir, &[name]).remove(0);
+    manifest["sha256"][name] = serde_json::Value::String(hex);
+    std::fs::write(&path, manifest.to_string()).unwrap();
+}
