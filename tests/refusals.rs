@@ -482,6 +482,9 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
         let o = run(args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
     }
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let stats_hash = manifest["sha256"]["stats.csv"].as_str().unwrap();
+    assert!(page.contains(stats_hash), "the report shows the hashes");
     let stats = out.join("stats.csv");
     let good = std::fs::read(&stats).unwrap();
     let edited = String::from_utf8(good.clone())

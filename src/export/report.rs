@@ -140,6 +140,22 @@ fn provenance_html(manifest: &serde_json::Value) -> String {
         );
     }
     html.push_str("</table>\n");
+    // `render` has checked every file here against its hash, so the page
+    // may say they match.
+    if let Some(hashes) = manifest.get("sha256").and_then(|h| h.as_object()) {
+        html.push_str(
+            "<h3>SHA-256 of the files as the run wrote them (each file here matches)</h3>\n<table class=\"facts\">\n",
+        );
+        for (name, hex) in hashes {
+            let _ = writeln!(
+                html,
+                "<tr><th>{}</th><td><code>{}</code></td></tr>",
+                escape(name),
+                escape(hex.as_str().unwrap_or_default())
+            );
+        }
+        html.push_str("</table>\n");
+    }
     if let Some(config) = manifest.get("config") {
         let pretty = serde_json::to_string_pretty(config).unwrap_or_default();
         let _ = write!(
