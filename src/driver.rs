@@ -495,6 +495,7 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
     let mut out = Vec::new();
     for dir in dirs {
         let path = dir.join(PARTIAL_FILE);
+        crate::error::refuse_unless_file_or_absent(&path, "read as shard results")?;
         let bytes = std::fs::read(&path).map_err(|e| {
             refuse(format!(
                 "{}: cannot read shard results: {e}",

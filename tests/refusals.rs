@@ -512,8 +512,8 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
     assert!(err.contains("sha256 is not a table"), "{err}");
 }
 
-/// A FIFO in place of a table is refused by the commands that read
-/// results, instead of waiting forever to read it.
+/// A FIFO in place of a table or of a shard's results is refused by the
+/// commands that read them, instead of waiting forever to read it.
 #[test]
 fn a_table_that_is_a_fifo_is_refused_without_hanging() {
     let dir = scratch("fifo-table");
@@ -524,14 +524,21 @@ fn a_table_that_is_a_fifo_is_refused_without_hanging() {
     make_fifo(&dir.join("stats.csv"));
     let d = dir.to_str().unwrap();
     let baseline = committed.to_str().unwrap();
-    for args in [vec!["plot", d], vec!["diff", baseline, d]] {
+    let shard = scratch("fifo-partial");
+    make_fifo(&shard.join("partial.json"));
+    let merged = shard.join("merged");
+    let merge = vec![
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        shard.to_str().unwrap(),
+    ];
+    for args in [vec!["plot", d], vec!["diff", baseline, d], merge] {
         let o = run_with_deadline(&args);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(
-            err.contains("stats.csv") && err.contains("not a regular file"),
-            "{err}"
-        );
+        let names_it = err.contains("stats.csv") || err.contains("partial.json");
+        assert!(names_it && err.contains("not a regular file"), "{err}");
     }
 }
 
