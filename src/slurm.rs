@@ -116,6 +116,14 @@ pub fn main(args: &SlurmArgs) -> i32 {
         }
     };
     let result = (|| -> anyhow::Result<()> {
+        // A --dir that cannot be a directory is a bad flag, refused as
+        // `--out` is, not an I/O failure.
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            crate::error::refuse(format!(
+                "{}: cannot be the directory of the scripts (--dir): {e}",
+                dir.display()
+            ))
+        })?;
         for (name, text) in scripts {
             let path = dir.join(name);
             crate::export::write_atomic(&path, text.as_bytes())?;
@@ -138,7 +146,7 @@ pub fn main(args: &SlurmArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            exit::RUNTIME
+            exit::of_error(&e)
         }
     }
 }

@@ -538,6 +538,19 @@ fn slurm_scripts_quote_or_refuse_hostile_values() {
     );
     let o = run(&["slurm", "--config", evil.to_str().unwrap(), "--shards", "2"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A --dir that is a file, or cannot be made, is a bad flag (exit 2,
+    // one line), not an I/O failure.
+    let a_file = dir.join("a-file");
+    std::fs::write(&a_file, "x").unwrap();
+    for bad in [a_file.to_str().unwrap(), "/proc/no-such-dir"] {
+        let o = slurm(&["--dir", bad]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.trim().lines().count() == 1 && err.contains("--dir"),
+            "{err}"
+        );
+    }
 
     // Odd but harmless characters are quoted, and nothing runs from them.
     let odd = dir.join("odd dir; touch PWNED & (x)");
