@@ -380,6 +380,18 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_alone() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(err.contains("not a regular file"), "{err}");
     }
+    // An output whose directory cannot be made (a file is in its way).
+    let a_file = dir.join("a-file");
+    std::fs::write(&a_file, "x").unwrap();
+    let o = run(&[
+        "compare",
+        "--out",
+        a_file.join("c.svg").to_str().unwrap(),
+        deal8,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot create the output directory"), "{err}");
     let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
     assert!(kind.is_fifo(), "the FIFO is still a FIFO");
     assert!(a_dir.is_dir(), "the directory is still a directory");

@@ -20,8 +20,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     crate::error::refuse_unless_file_or_absent(path, "an output file")?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(dir) = dir {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+        // A directory that cannot be made is a bad path the user gave
+        // (exit 2), not a failure while writing.
+        std::fs::create_dir_all(dir).map_err(|e| {
+            crate::error::refuse(format!(
+                "{}: cannot create the output directory: {e}",
+                dir.display()
+            ))
+        })?;
     }
     let name = path
         .file_name()
