@@ -116,15 +116,14 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
 
     const SLOTS: usize = LINE_BYTES / std::mem::size_of::<S>();
 
-    /// A table of at most `bytes` bytes (rounded down to a power of two
-    /// buckets, at least one).
+    /// A table of at most `bytes` bytes (whole buckets, at least one).
+    ///
+    /// Any number of buckets, not only a power of two: a budget split
+    /// between tables is rarely a power of two, and rounding down lost up
+    /// to half of it (the 11-back shared table under the automatic 1 GiB
+    /// at 13x13 was 512 MiB of its 672).
     pub fn with_bytes(bytes: usize) -> Self {
-        let wanted = (bytes / LINE_BYTES).max(1);
-        let count = if wanted.is_power_of_two() {
-            wanted
-        } else {
-            wanted.next_power_of_two() / 2
-        };
+        let count = (bytes / LINE_BYTES).max(1);
         // All-zero is a valid empty table. A zeroed allocation with the
         // default alignment comes from calloc, which maps fresh zero pages
         // lazily: untouched pages are never resident and nothing is cleared
@@ -151,8 +150,12 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
 
     #[inline]
     fn bucket(&self, key: u128) -> &[S] {
-        let start =
-            self.base + (mix(key >> Self::TAIL_BITS) as usize & (self.buckets - 1)) * Self::SLOTS;
+        // The mixed key scaled to the bucket count (Lemire's multiply-shift
+        // range reduction): its high bits pick the bucket, so any count
+        // works, at the cost of one multiply over a mask.
+        let index =
+            ((u128::from(mix(key >> Self::TAIL_BITS)) * self.buckets as u128) >> 64) as usize;
+        let start = self.base + index * Self::SLOTS;
         &self.slots[start..start + Self::SLOTS]
     }
 
@@ -298,6 +301,28 @@ impl<V: Copy> BoundedMemo<V> {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    /// A budget that is not a power of two of buckets is used whole, and
+    /// keys reach every bucket, the last one too.
+    #[test]
+    fn a_table_of_any_size_uses_every_bucket() {
+        for buckets in [1usize, 3, 5, 7, 1000] {
+            let memo = SharedMemo::with_bytes(buckets * LINE_BYTES + LINE_BYTES / 2);
+            assert_eq!(memo.bytes(), buckets * LINE_BYTES);
+            let slot_bytes = std::mem::size_of::<AtomicU64>();
+            let mut seen = vec![false; buckets];
+            let mut key = 1u128;
+            for _ in 0..buckets * 64 {
+                key = key.wrapping_mul(0x2545_F491_4F6C_DD1D).wrapping_add(1) & MAX_KEY as u128;
+                let offset = (memo.bucket(key).as_ptr() as usize - memo.slots.as_ptr() as usize)
+                    / slot_bytes;
+                let index = (offset - memo.base) / SharedMemo::SLOTS;
+                assert!(index < buckets, "bucket {index} of {buckets}");
+                seen[index] = true;
+            }
+            assert!(seen.iter().all(|&s| s), "{buckets} buckets: {seen:?}");
+        }
+    }
 
     #[test]
     fn never_returns_a_wrong_verdict_even_when_overfull() {

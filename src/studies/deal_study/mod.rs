@@ -76,6 +76,9 @@ pub struct DealSource {
     /// The largest automatic memo of a sampled run, as a power of two
     /// (see [`DealSource::wanting_sampled_memo_up_to`]).
     sampled_memo_cap_log2: u32,
+    /// The largest automatic memo a long sampled run may grow to, as a
+    /// power of two, or 0 (see [`DealSource::wanting_endgame_table`]).
+    endgame_table_cap_log2: u32,
 }
 
 /// How an exhaustive cell lists its deals.
@@ -107,6 +110,19 @@ impl DealSource {
     /// a study that measured more memory paying for itself there.
     pub fn wanting_sampled_memo_up_to(mut self, log2: u32) -> Self {
         self.sampled_memo_cap_log2 = log2;
+        self
+    }
+
+    /// The same deals, for a study whose sampled runs solve the same small
+    /// endgames deal after deal, so that its shared memo, kept across
+    /// deals, is an endgame table the run builds: a long run's automatic
+    /// memo grows by 2^(cards / 2) bytes a deal (8 KiB at 13x13) past the
+    /// usual size, up to `2^cap_log2` bytes. Measured on 13x13 11-back
+    /// deals (BENCHMARKS.md): at 20,000 deals a larger memo finds nothing
+    /// more and its pages cost time; at 300,000, 4 GiB ran 1.4x faster
+    /// than 1 GiB; at 1,000,000, 8 GiB searched a third of the positions.
+    pub fn wanting_endgame_table(mut self, cap_log2: u32) -> Self {
+        self.endgame_table_cap_log2 = cap_log2;
         self
     }
 
@@ -164,6 +180,7 @@ impl DealSource {
             spaces,
             memo_scale_log2: 0,
             sampled_memo_cap_log2: SAMPLED_MEMO_CAP_LOG2,
+            endgame_table_cap_log2: 0,
         }
     }
 
@@ -360,6 +377,19 @@ pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>
     }
 }
 
+/// The automatic memo a long sampled run of a study wanting an endgame
+/// table grows to ([`DealSource::wanting_endgame_table`]), or 0.
+fn endgame_table_bytes(source: &DealSource) -> u64 {
+    if source.endgame_table_cap_log2 == 0 {
+        return 0;
+    }
+    let per_deal = 1u64 << (source.largest_deal_cards() / 2).min(40);
+    let deals: u64 = source.cell_sizes().iter().sum();
+    deals
+        .saturating_mul(per_deal)
+        .min(1 << source.endgame_table_cap_log2)
+}
+
 /// The largest automatic memo of a sampled run, as a power of two: 1 GiB,
 /// unless the study asks for more ([`DealSource::wanting_sampled_memo_up_to`]).
 pub const SAMPLED_MEMO_CAP_LOG2: u32 = 30;
@@ -372,8 +402,9 @@ pub const SAMPLED_MEMO_CAP_LOG2: u32 = 30;
 /// so 2^(12 + cards) bytes (256 MiB at 8x8, 1 GiB at 9x9, 4 GiB at 10x10);
 /// a sampled run reuses little between deals, so 2^(16 + cards / 2) bytes,
 /// at most 1 GiB (512 MiB at 13x13) unless its study measured more paying
-/// off ([`SAMPLED_MEMO_CAP_LOG2`]). Larger costs time clearing pages
-/// (about 2 s a GiB) and buys no speed.
+/// off ([`SAMPLED_MEMO_CAP_LOG2`]), or a long run of a study that wants an
+/// endgame table ([`DealSource::wanting_endgame_table`]). Larger costs time
+/// clearing pages (about 2 s a GiB) and buys no speed.
 fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
     if let Some(mb) = config.solver.memo_mb {
         return mb.saturating_mul(1 << 20);
@@ -383,7 +414,11 @@ fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
         Mode::Exhaustive => (12 + cards + source.memo_scale_log2).min(32),
         Mode::Sample => (16 + cards / 2 + source.memo_scale_log2).min(source.sampled_memo_cap_log2),
     };
-    (1u64 << log2).max(16 << 20)
+    let grown = match source.mode {
+        Mode::Sample => endgame_table_bytes(source),
+        Mode::Exhaustive => 0,
+    };
+    (1u64 << log2).max(grown).max(16 << 20)
 }
 
 /// The outline of a deal study over `source` whose memory is its memo
@@ -509,6 +544,48 @@ mod tests {
         assert_eq!(sample_chunk(52), 1);
         assert_eq!(sample_chunk(u32::MAX), 1);
         assert!((1..60).all(|c| sample_chunk(c + 1) <= sample_chunk(c)));
+    }
+
+    fn sampled(cards: u32, deals: u64) -> Config {
+        let text = format!(
+            "[experiment]\nname = \"t\"\nmode = \"sample\"\ndeals = {deals}\n[hands]\nsizes = [[{cards}, {cards}]]\n"
+        );
+        Config::parse(&text, "t.toml").unwrap()
+    }
+
+    /// The automatic memo of a study wanting an endgame table grows with a
+    /// long run's deals (8 KiB a 13x13 deal) up to its cap, and no sooner
+    /// than the usual size is passed; other studies' stays as it was, and
+    /// `[solver] memo_mb` still decides when given.
+    #[test]
+    fn a_long_run_wanting_an_endgame_table_grows_its_memo_up_to_the_cap() {
+        let auto = |deals: u64, endgame: bool| {
+            let config = sampled(13, deals);
+            let source = DealSource::new(&config);
+            let source = if endgame {
+                source.wanting_endgame_table(33)
+            } else {
+                source
+            };
+            memo_budget_bytes(&config, &source)
+        };
+        // 2^(16 + cards / 2), 26 cards: 512 MiB, which 65,536 deals reach.
+        let usual = 1u64 << (16 + 26 / 2);
+        for deals in [1, 4_000, 65_536] {
+            assert_eq!(auto(deals, true), usual, "{deals} deals");
+        }
+        assert_eq!(auto(65_537, true), 65_537 << 13);
+        assert_eq!(auto(300_000, true), 300_000 << 13);
+        assert_eq!(auto(1_000_000, true), 1_000_000 << 13);
+        assert_eq!(auto(10_000_000, true), 1 << 33);
+        assert_eq!(auto(u64::MAX, true), 1 << 33);
+        for deals in [1, 300_000, 10_000_000] {
+            assert_eq!(auto(deals, false), usual, "{deals} deals");
+        }
+        let mut given = sampled(13, 10_000_000);
+        given.solver.memo_mb = Some(100);
+        let source = DealSource::new(&given).wanting_endgame_table(33);
+        assert_eq!(memo_budget_bytes(&given, &source), 100 << 20);
     }
 
     #[derive(Debug, PartialEq)]

@@ -121,10 +121,16 @@ fn variant_source(config: &Config) -> DealSource {
     // 26x26 8-cut deals, 2 GiB ran 1.1x to 1.2x faster than 1 GiB, and
     // 4 GiB no faster than 2 (BENCHMARKS.md, "The plain game's table at
     // 26x26").
+    //
+    // Smaller deals are the other way round: their small endgames recur
+    // from deal to deal, so the shared table works as an endgame table that
+    // a long run builds for itself, and wants to be large, though only once
+    // there are enough deals to fill it (BENCHMARKS.md, "The memo at 13x13
+    // is an endgame table built across deals").
     if source.largest_deal_cards() > 2 * SMALL_VARIANT_CARDS {
         source.wanting_sampled_memo_up_to(SAMPLED_MEMO_CAP_LOG2 + 1)
     } else {
-        source
+        source.wanting_endgame_table(SAMPLED_MEMO_CAP_LOG2 + 3)
     }
 }
 
@@ -316,8 +322,14 @@ impl Study for VariantStudy {
         } else {
             (share / 4).min(64 << 20)
         };
-        let local_quarters = if large { 3 } else { 1 };
-        let local_bytes = (share - plain_memo_bytes) / 4 * local_quarters;
+        // Smaller deals' positions past SMALL_VARIANT_CARDS cards are a
+        // deal's first few plies, which recur in no other deal: 64 MiB
+        // holds them, and the rest goes to the shared table.
+        let local_bytes = if large {
+            (share - plain_memo_bytes) / 4 * 3
+        } else {
+            ((share - plain_memo_bytes) / 4).min(64 << 20)
+        };
         let shared_bytes = budget - threads * (plain_memo_bytes + local_bytes);
         Ok(VariantStudy {
             source,
