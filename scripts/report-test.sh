@@ -85,8 +85,13 @@ done
 [ "$missing" = 0 ] || exit 1
 tables=$(grep -o '<table' "$work/dom.html" | wc -l)
 csvs=$(ls "$work"/quick/*.csv | wc -l)
-# One table per CSV, plus the provenance table.
-[ "$tables" -eq $((csvs + 1)) ] || { echo "report-test: $tables tables on the page for $csvs CSVs"; exit 1; }
+# One table per CSV, plus the provenance table and the SHA-256 table the
+# manifest's hashes fill, which shows each CSV's hash as sha256sum has it.
+[ "$tables" -eq $((csvs + 2)) ] || { echo "report-test: $tables tables on the page for $csvs CSVs"; exit 1; }
+for f in "$work"/quick/*.csv; do
+  hash=$(sha256sum "$f" | cut -d' ' -f1)
+  grep -q "$hash" "$work/dom.html" || { echo "report-test: the SHA-256 of $(basename "$f") is not on the page"; exit 1; }
+done
 if grep -Eq '(src|href)="(https?:)?//' "$page"; then
   echo "report-test: FAILED: the page fetches something from the network"
   exit 1
