@@ -563,24 +563,12 @@ fn a_checkpoint_that_is_not_a_regular_file_is_refused_without_hanging() {
         let out = scratch(&format!("fifo-checkpoint-{resume}"));
         let checkpoint = out.join("checkpoint.jsonl");
         make_fifo(&checkpoint);
-        let mut cmd = common::runner();
-        cmd.args(["--config", quick, "--out", out.to_str().unwrap(), "-q"]);
+        let mut args = vec!["--config", quick, "--out", out.to_str().unwrap(), "-q"];
         if resume {
-            cmd.arg("--resume");
+            args.push("--resume");
         }
-        let mut child = cmd.stderr(std::process::Stdio::piped()).spawn().unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if std::time::Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("resume {resume}: still running after 60 s");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
-        let err = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+        let o = run_with_deadline(&args);
+        let (status, err) = (o.status, stderr(&o));
         assert_eq!(status.code(), Some(2), "resume {resume}: {err}");
         assert!(
             err.contains("checkpoint.jsonl") && err.contains("not a regular file"),
