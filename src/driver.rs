@@ -8,7 +8,7 @@
 
 use crate::config::Config;
 use crate::engine::{self, Outcome, Workload, journal::Journal, progress};
-use crate::error::refuse;
+use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::{manifest, plot, write_atomic};
 use crate::study::{BuildContext, Check, Study};
 use serde::de::DeserializeOwned;
@@ -341,7 +341,7 @@ fn refuse_unfit_outputs<S: Study>(study: &S, dir: &Path, with_tables: bool) -> a
         names.extend(plot::PICTURE_NAMES);
     }
     for name in names {
-        crate::error::refuse_unless_file_or_absent(&dir.join(name), "written")?;
+        refuse_unless_file_or_absent(&dir.join(name), Role::Written("written"))?;
     }
     Ok(())
 }
@@ -495,7 +495,7 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
     let mut out = Vec::new();
     for dir in dirs {
         let path = dir.join(PARTIAL_FILE);
-        crate::error::refuse_unless_file_or_absent(&path, "read as shard results")?;
+        refuse_unless_file_or_absent(&path, Role::Read("read as shard results"))?;
         let bytes = std::fs::read(&path).map_err(|e| {
             refuse(format!(
                 "{}: cannot read shard results: {e}",

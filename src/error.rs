@@ -26,14 +26,40 @@ pub fn refuse(message: impl Into<String>) -> anyhow::Error {
 /// one) is there: a device, a FIFO, a socket or a directory. Writing by
 /// rename would replace it (run as root, `runner compare --out /dev/null`
 /// once turned the machine's /dev/null into a file), and reading a FIFO
-/// waits forever for a writer. `role` says what the path was to be.
-pub fn refuse_unless_file_or_absent(path: &std::path::Path, role: &str) -> anyhow::Result<()> {
+/// waits forever for a writer. `role` says what the path was to be; a path
+/// the runner writes gets the advice to choose another, one it reads (a
+/// result file, whose name the run fixed) does not.
+pub fn refuse_unless_file_or_absent(path: &std::path::Path, role: Role) -> anyhow::Result<()> {
     match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => Err(refuse(format!(
-            "{}: exists and is not a regular file, so it cannot be {role}; choose another path",
-            path.display()
-        ))),
+        Ok(meta) if !meta.is_file() => {
+            let advice = match role {
+                Role::Written(_) => "; choose another path",
+                Role::Read(_) => "",
+            };
+            Err(refuse(format!(
+                "{}: exists and is not a regular file, so it cannot be {}{advice}",
+                path.display(),
+                role.what()
+            )))
+        }
         _ => Ok(()),
+    }
+}
+
+/// What a path checked by [`refuse_unless_file_or_absent`] was to be.
+#[derive(Clone, Copy, Debug)]
+pub enum Role {
+    /// Written by the runner, as this ("written", "the checkpoint").
+    Written(&'static str),
+    /// Read by the runner, as this ("read as a result file").
+    Read(&'static str),
+}
+
+impl Role {
+    fn what(self) -> &'static str {
+        match self {
+            Role::Written(what) | Role::Read(what) => what,
+        }
     }
 }
 

@@ -379,6 +379,8 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_alone() {
         assert_eq!(o.status.code(), Some(2), "{}: {err}", target.display());
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(err.contains("not a regular file"), "{err}");
+        // A path the user chose for an output: another one will do.
+        assert!(err.contains("choose another path"), "{err}");
     }
     // An output whose directory cannot be made (a file is in its way).
     let a_file = dir.join("a-file");
@@ -551,6 +553,8 @@ fn a_table_that_is_a_fifo_is_refused_without_hanging() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         let names_it = err.contains("stats.csv") || err.contains("partial.json");
         assert!(names_it && err.contains("not a regular file"), "{err}");
+        // A result file's name is the run's, not the user's to change.
+        assert!(!err.contains("choose another path"), "{err}");
     }
 }
 

@@ -9,7 +9,7 @@
 //! dropped and its chunk simply runs again. A header cut short, or an empty
 //! file, holds no progress: the run starts over, with a note.
 
-use crate::error::refuse;
+use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use anyhow::Context;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -61,7 +61,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
     /// the same `fingerprint` is checked line by line and extended; without
     /// it, any old journal is replaced.
     pub fn open(path: &Path, fingerprint: &str, resume: bool) -> anyhow::Result<Self> {
-        crate::error::refuse_unless_file_or_absent(path, "the checkpoint")?;
+        refuse_unless_file_or_absent(path, Role::Written("the checkpoint"))?;
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;

@@ -9,6 +9,7 @@ pub mod manifest;
 pub mod plot;
 pub mod report;
 
+use crate::error::{Role, refuse_unless_file_or_absent};
 use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
@@ -17,7 +18,7 @@ use std::path::Path;
 /// regular file (or nothing) at `path` is replaced; anything else there is
 /// refused (see [`crate::error::refuse_unless_file_or_absent`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    crate::error::refuse_unless_file_or_absent(path, "an output file")?;
+    refuse_unless_file_or_absent(path, Role::Written("an output file"))?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(dir) = dir {
         // A directory that cannot be made is a bad path the user gave
@@ -53,7 +54,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 /// Reads a file of a results directory. Only a regular file is read: a
 /// FIFO in its place would wait forever for a writer.
 pub fn read_result_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    crate::error::refuse_unless_file_or_absent(path, "read as a result file")?;
+    refuse_unless_file_or_absent(path, Role::Read("read as a result file"))?;
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
