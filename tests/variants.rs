@@ -573,7 +573,7 @@ fn the_plain_games_bound_the_variants_where_the_solver_uses_them() {
 /// back card, the variant with the mover's back cards made unbeatable is
 /// at least as good for the mover, and with the rival's at most as good.
 /// (The solver does not use these bounds: the bound games, with back cards
-/// on one side, cost more than they settle; BENCHMARKS.md, "Six more
+/// on one side, cost more than they settle; BENCHMARKS.md, "Seven more
 /// things that did not help".) Checked on the plain recursion, every field
 /// in normal order; the reverse claim (never worse) fails, so the check
 /// can tell the two apart.
