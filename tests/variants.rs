@@ -610,6 +610,48 @@ fn a_back_card_is_never_better_than_an_unbeatable_card_whatever_the_rival_holds(
     }
 }
 
+/// A back card is never better for its holder than a cut card of its
+/// rank: both are played on the same fields, and after the cut the holder
+/// leads again, which after the back card is one of the rival's choices
+/// (the pass). So where one side holds every back card, the 8-cut game
+/// with those cards as cut cards bounds the 11-back position. (Not used
+/// by the solver: it settles no more than the plain bounds; BENCHMARKS.md,
+/// "Seven more things that did not help".) Checked on the plain recursion,
+/// every field in normal order; the reverse claim fails.
+#[test]
+fn a_back_card_is_never_better_than_a_cut_card_of_its_rank() {
+    let back = 3;
+    let as_back = Rules {
+        cut: None,
+        back: Some(back),
+    };
+    let as_cut = Rules {
+        cut: Some(back),
+        back: None,
+    };
+    let wins =
+        |rules: Rules, x: &[u32], y: &[u32], r: u32| plain_variant_wins(x, y, r, false, rules);
+    let only = |a: &[u32], b: &[u32]| a.contains(&back) && !b.contains(&back);
+    let upper = smallest_position(|x, y| {
+        only(x, y)
+            .then(|| (0..=6u32).find(|&r| wins(as_back, x, y, r) && !wins(as_cut, x, y, r)))?
+    });
+    assert_eq!(upper, None, "the mover's back cards as cut cards");
+    let lower = smallest_position(|x, y| {
+        only(y, x)
+            .then(|| (0..=6u32).find(|&r| wins(as_cut, x, y, r) && !wins(as_back, x, y, r)))?
+    });
+    assert_eq!(lower, None, "the rival's back cards as cut cards");
+    let (x, y, r) = smallest_position(|x, y| {
+        only(x, y)
+            .then(|| (0..=6u32).find(|&r| wins(as_cut, x, y, r) && !wins(as_back, x, y, r)))?
+    })
+    .expect("a cut card is sometimes better than a back card");
+    eprintln!(
+        "X = {x:?} against Y = {y:?} on field {r} wins with cut cards, loses with back cards"
+    );
+}
+
 /// The variant solver settles many positions by two plain games that
 /// bound this one (the mover's special cards unbeatable, or the rival's).
 /// The same solver with those bounds broken (the special cards left plain,
