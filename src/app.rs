@@ -199,6 +199,7 @@ fn run(args: &RunArgs) -> i32 {
         };
         return crate::plan::main(&crate::cli::PlanArgs {
             config,
+            out: args.out.clone(),
             threads: args.threads,
             calibrate_secs: 4,
         });

@@ -86,6 +86,9 @@ pub struct PlanArgs {
     /// Experiment config (TOML).
     #[arg(short, long, value_name = "FILE")]
     pub config: PathBuf,
+    /// Output directory the run will use, where a stopped run's checkpoint is; overrides [output] dir from the config.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Worker threads the run will use [default: all cores].
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,

@@ -7,7 +7,7 @@
 //! single-machine run.
 
 use crate::config::Config;
-use crate::engine::{self, Outcome, Workload, journal::Journal, progress};
+use crate::engine::{self, Outcome, Workload, journal, journal::Journal, progress};
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::{manifest, plot, write_atomic};
 use crate::study::{BuildContext, Check, Study};
@@ -137,11 +137,26 @@ fn result_hash(config: &Config, chunk_sizes: &[u64]) -> String {
     manifest::config_hash(&config.result_inputs(chunk_sizes))
 }
 
+/// What names a run's checkpoint: the hash of what decides the results,
+/// the version, and the shard. A resume refuses a checkpoint of anything else.
 fn fingerprint(hash: &str, shards: u64, index: u64) -> String {
     format!(
         "config {hash} version {} shard {index} of {shards}",
         env!("CARGO_PKG_VERSION")
     )
+}
+
+/// The finished chunks that the checkpoint in `out_dir` holds for an
+/// unsharded run of `config` (chunk sizes per cell as its outline gives
+/// them), read only; `None` if there is none. Refused as a resume would
+/// refuse it: another run's, or edited.
+pub fn checkpoint_progress(
+    config: &Config,
+    chunk_sizes: &[u64],
+    out_dir: &Path,
+) -> anyhow::Result<Option<u64>> {
+    let hash = result_hash(config, chunk_sizes);
+    journal::chunks_done(&out_dir.join(CHECKPOINT_FILE), &fingerprint(&hash, 1, 0))
 }
 
 /// Runs (a shard of) study `S` from `config`: plans the chunks, resumes from the journal, runs the rest, and writes the tables (one shard) or `partial.json` (many), then the manifest.

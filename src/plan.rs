@@ -4,11 +4,13 @@
 //! spaced chunks on this machine; the cluster recipe follows from both.
 
 use crate::cli::PlanArgs;
-use crate::driver::{Calibration, Deadline, RunContext};
+use crate::config::Config;
+use crate::driver::{CHECKPOINT_FILE, Calibration, Deadline, RunContext, checkpoint_progress};
 use crate::exit;
 use crate::export::duration_text;
 use crate::studies::{self, load_config};
 use crate::study::Outline;
+use std::path::Path;
 use std::time::Duration;
 
 /// The program, thread stacks and per-chunk counts, beyond the outline's
@@ -50,6 +52,8 @@ pub fn main(args: &PlanArgs) -> i32 {
         mib(outline.budget),
         mib(OVERHEAD_BYTES)
     );
+    let out = args.out.clone().unwrap_or_else(|| config.output_dir());
+    print_checkpoint(&config, &outline, &out);
     if args.calibrate_secs == 0 {
         return exit::OK;
     }
@@ -83,6 +87,28 @@ fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) -> Deadline {
         );
         std::process::exit(exit::OK);
     })
+}
+
+/// A run that was stopped leaves its checkpoint in the output directory
+/// (a long one may be committed, to be continued in another session), and
+/// a run there without `--resume` is refused: say what it holds.
+fn print_checkpoint(config: &Config, outline: &Outline, out: &Path) {
+    let sizes: Vec<u64> = outline.cells.iter().map(|c| c.chunk_size).collect();
+    let total: u64 = outline
+        .cells
+        .iter()
+        .map(|c| c.items.div_ceil(c.chunk_size.max(1)))
+        .sum();
+    match checkpoint_progress(config, &sizes, out) {
+        Ok(None) => {}
+        Ok(Some(done)) => println!(
+            "checkpoint: {} of {} chunks done in {}; add --resume to continue the run (without it the run is refused)",
+            grouped(done.into()),
+            grouped(total.into()),
+            out.join(CHECKPOINT_FILE).display()
+        ),
+        Err(e) => println!("checkpoint: a run with --resume would refuse it: {e}"),
+    }
 }
 
 fn print_cells(outline: &Outline) {

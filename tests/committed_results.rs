@@ -58,6 +58,40 @@ fn every_committed_result_matches_its_config() {
     assert!(checked >= 10, "only {checked} results directories found");
 }
 
+/// A run too long for one sitting is continued across sessions from its
+/// committed checkpoint (`--resume`). A change to what names a run (the
+/// result hash of the config, the version) would make every later resume
+/// refuse it and the finished deals be lost; so each committed checkpoint
+/// must still be read as its config's, every line of it.
+#[test]
+fn every_committed_checkpoint_resumes_under_its_config() {
+    for entry in std::fs::read_dir("configs").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let config = runner::studies::load_config(&path).unwrap();
+        let dir = config.output_dir();
+        let checkpoint = dir.join("checkpoint.jsonl");
+        if !dir.starts_with("results") || !checkpoint.exists() {
+            continue;
+        }
+        let entry = runner::studies::find(&config.experiment.study).unwrap();
+        let sizes: Vec<u64> = (entry.outline)(&config, 1)
+            .cells
+            .iter()
+            .map(|c| c.chunk_size)
+            .collect();
+        let lines = std::fs::read_to_string(&checkpoint)
+            .unwrap()
+            .lines()
+            .count() as u64;
+        let done = runner::driver::checkpoint_progress(&config, &sizes, &dir)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", checkpoint.display()));
+        assert_eq!(done, Some(lines - 1), "{}", checkpoint.display());
+    }
+}
+
 /// The columns of a CSV file, each row keyed by (n_first, n_second, field).
 fn rows_by_cell(
     path: &Path,

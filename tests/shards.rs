@@ -446,6 +446,33 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
     assert!(out.join("checkpoint.jsonl").exists());
     assert!(!out.join("stats.csv").exists(), "no partial tables");
+    // `runner plan` says what the checkpoint holds, and leaves it as it was.
+    let journal = std::fs::read(out.join("checkpoint.jsonl")).unwrap();
+    let recorded = journal.iter().filter(|&&b| b == b'\n').count() - 1;
+    assert!(recorded > 0, "the run finished chunks before the stop");
+    let plan = |out: &Path| {
+        let o = run(&[
+            "plan",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--calibrate-secs",
+            "0",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let said = plan(&out);
+    assert!(
+        said.contains(&format!("checkpoint: {recorded} of ")) && said.contains(" chunks done in "),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("checkpoint.jsonl")).unwrap(),
+        journal
+    );
+    assert!(!plan(&dir.join("elsewhere")).contains("checkpoint"));
     // A rerun without --resume would throw the finished chunks away: it is
     // refused before any work, and says how to go on.
     let o = run(&run_args(&cfg, &out, &[]));

@@ -12,7 +12,7 @@
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use anyhow::Context;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -23,6 +23,16 @@ use std::path::{Path, PathBuf};
 struct Header {
     journal: String,
     fingerprint: String,
+}
+
+impl Header {
+    /// The header of this version's journal for the run `fingerprint`.
+    fn named(fingerprint: &str) -> Header {
+        Header {
+            journal: "runner checkpoint v2".into(),
+            fingerprint: fingerprint.into(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -66,82 +76,19 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let header = Header {
-            journal: "runner checkpoint v2".into(),
-            fingerprint: fingerprint.into(),
-        };
-        let mut restored = Vec::new();
-        let mut header_len = 0u64;
-        let mut valid_len = 0u64;
-        let mut exists = path.exists();
-        if resume && exists {
-            let cannot_read = || format!("cannot read {}", path.display());
-            let mut reader = BufReader::new(File::open(path).with_context(cannot_read)?);
-            let mut line = Vec::new();
-            reader
-                .read_until(b'\n', &mut line)
-                .with_context(cannot_read)?;
-            let whole_header = line.ends_with(b"\n");
-            match serde_json::from_slice::<Header>(line.trim_ascii_end()) {
-                _ if !whole_header => {
-                    eprintln!(
-                        "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
-                        path.display()
-                    );
-                    exists = false;
-                }
-                Ok(found) => {
-                    if found != header {
-                        return Err(refuse(format!(
-                            "{}: checkpoint belongs to another run ({}), not this config and shard ({}); remove it or use another --out",
-                            path.display(),
-                            found.fingerprint,
-                            fingerprint
-                        )));
-                    }
-                    header_len = line.len() as u64;
-                    valid_len = header_len;
-                    let mut seen = HashSet::new();
-                    for n in 2.. {
-                        line.clear();
-                        if reader
-                            .read_until(b'\n', &mut line)
-                            .with_context(cannot_read)?
-                            == 0
-                        {
-                            break;
-                        }
-                        let torn = !line.ends_with(b"\n");
-                        match parse_record::<C>(line.trim_ascii_end()) {
-                            Ok(r) => {
-                                if !seen.insert(r.chunk) {
-                                    return Err(refuse(format!(
-                                        "{} line {n}: chunk {} recorded twice; the checkpoint was edited",
-                                        path.display(),
-                                        r.chunk
-                                    )));
-                                }
-                                restored.push(r.chunk);
-                                valid_len += line.len() as u64;
-                            }
-                            // A line cut short by a kill can only be the last one.
-                            Err(_) if torn => break,
-                            Err(e) => {
-                                return Err(refuse(format!(
-                                    "{} line {n}: {e}; the checkpoint was edited or corrupted (remove it to start over)",
-                                    path.display()
-                                )));
-                            }
-                        }
-                    }
-                }
-                Err(e) => {
-                    return Err(refuse(format!(
-                        "{} line 1: not a runner checkpoint: {e}",
-                        path.display()
-                    )));
-                }
-            }
+        let header = Header::named(fingerprint);
+        let Found {
+            restored,
+            header_len,
+            valid_len,
+            exists,
+            torn_header,
+        } = read_back::<C>(path, &header, resume)?;
+        if torn_header {
+            eprintln!(
+                "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
+                path.display()
+            );
         }
         let mut file = OpenOptions::new()
             .create(true)
@@ -237,6 +184,122 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         std::fs::remove_file(&self.path)
             .with_context(|| format!("cannot remove {}", self.path.display()))
     }
+}
+
+/// What an existing journal holds, read and checked line by line.
+struct Found {
+    /// Chunks recorded, in file order.
+    restored: Vec<u64>,
+    /// Bytes of the header line (0 if there is no whole header).
+    header_len: u64,
+    /// Bytes of the header and the whole, good records after it.
+    valid_len: u64,
+    /// Whether the file holds a whole header, so there is progress to keep.
+    exists: bool,
+    /// The file is empty or its header was cut short: no progress.
+    torn_header: bool,
+}
+
+/// Reads back the journal at `path` if `resume` asks for it: refuses a
+/// journal of another run (by `header`) and any edited or corrupted line,
+/// drops a torn last line, and takes an empty or torn header for no
+/// progress. Writes nothing.
+fn read_back<C: DeserializeOwned>(
+    path: &Path,
+    header: &Header,
+    resume: bool,
+) -> anyhow::Result<Found> {
+    let mut restored = Vec::new();
+    let mut header_len = 0u64;
+    let mut valid_len = 0u64;
+    let mut exists = path.exists();
+    let mut torn_header = false;
+    if resume && exists {
+        let cannot_read = || format!("cannot read {}", path.display());
+        let mut reader = BufReader::new(File::open(path).with_context(cannot_read)?);
+        let mut line = Vec::new();
+        reader
+            .read_until(b'\n', &mut line)
+            .with_context(cannot_read)?;
+        let whole_header = line.ends_with(b"\n");
+        match serde_json::from_slice::<Header>(line.trim_ascii_end()) {
+            _ if !whole_header => {
+                exists = false;
+                torn_header = true;
+            }
+            Ok(found) => {
+                if found != *header {
+                    return Err(refuse(format!(
+                        "{}: checkpoint belongs to another run ({}), not this config and shard ({}); remove it or use another --out",
+                        path.display(),
+                        found.fingerprint,
+                        header.fingerprint
+                    )));
+                }
+                header_len = line.len() as u64;
+                valid_len = header_len;
+                let mut seen = HashSet::new();
+                for n in 2.. {
+                    line.clear();
+                    if reader
+                        .read_until(b'\n', &mut line)
+                        .with_context(cannot_read)?
+                        == 0
+                    {
+                        break;
+                    }
+                    let torn = !line.ends_with(b"\n");
+                    match parse_record::<C>(line.trim_ascii_end()) {
+                        Ok(r) => {
+                            if !seen.insert(r.chunk) {
+                                return Err(refuse(format!(
+                                    "{} line {n}: chunk {} recorded twice; the checkpoint was edited",
+                                    path.display(),
+                                    r.chunk
+                                )));
+                            }
+                            restored.push(r.chunk);
+                            valid_len += line.len() as u64;
+                        }
+                        // A line cut short by a kill can only be the last one.
+                        Err(_) if torn => break,
+                        Err(e) => {
+                            return Err(refuse(format!(
+                                "{} line {n}: {e}; the checkpoint was edited or corrupted (remove it to start over)",
+                                path.display()
+                            )));
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                return Err(refuse(format!(
+                    "{} line 1: not a runner checkpoint: {e}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(Found {
+        restored,
+        header_len,
+        valid_len,
+        exists,
+        torn_header,
+    })
+}
+
+/// How many finished chunks the journal at `path` holds for the run named
+/// by `fingerprint`, read only (for `runner plan`): `None` if there is no
+/// journal or it holds no progress; refused, as a resume would refuse it,
+/// if it belongs to another run or was edited.
+pub fn chunks_done(path: &Path, fingerprint: &str) -> anyhow::Result<Option<u64>> {
+    refuse_unless_file_or_absent(path, Role::Read("the checkpoint"))?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    let found = read_back::<IgnoredAny>(path, &Header::named(fingerprint), true)?;
+    Ok(found.exists.then_some(found.restored.len() as u64))
 }
 
 /// One record line: its checksum checked, then its JSON read.
@@ -381,6 +444,31 @@ mod tests {
             assert!(crate::error::is_refused(&err), "{what}");
             assert!(err.to_string().contains("line "), "{what}: {err}");
         }
+    }
+
+    #[test]
+    fn chunks_done_reads_without_writing_and_refuses_what_a_resume_refuses() {
+        let (_dir, path) = tmp("done");
+        assert!(chunks_done(&path, "abc").unwrap().is_none(), "no journal");
+        let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
+        assert_eq!(chunks_done(&path, "abc").unwrap(), Some(0));
+        j.record(3, &vec![1, 2]).unwrap();
+        j.record(0, &vec![7]).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"0badc0de {\"chunk\": 9, \"coun").unwrap();
+        drop(f);
+        let before = std::fs::read(&path).unwrap();
+        assert_eq!(chunks_done(&path, "abc").unwrap(), Some(2), "torn line");
+        assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
+        let err = chunks_done(&path, "xyz").err().unwrap();
+        assert!(err.to_string().contains("another run"), "{err}");
+        let text = String::from_utf8(before).unwrap();
+        std::fs::write(&path, text.replacen("[7]", "[8]", 1)).unwrap();
+        let err = chunks_done(&path, "abc").err().unwrap();
+        assert!(crate::error::is_refused(&err), "{err}");
+        std::fs::write(&path, "").unwrap();
+        assert!(chunks_done(&path, "abc").unwrap().is_none(), "empty");
     }
 
     #[test]
