@@ -4,7 +4,7 @@
 //! unnoticed; every manifest records the config it ran, so compare.
 
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The parts of a config that decide what a run computes. Memory, move
 /// order and the output directory only change how fast or where.
@@ -17,9 +17,10 @@ fn what_it_computes(config: &Value) -> Value {
     v
 }
 
-#[test]
-fn every_committed_result_matches_its_config() {
-    let mut checked = 0;
+/// Every config in `configs/` whose output goes under `results/`: its
+/// path, the config, and its output directory.
+fn shipped_configs() -> Vec<(PathBuf, runner::config::Config, PathBuf)> {
+    let mut out = Vec::new();
     for entry in std::fs::read_dir("configs").unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "toml") {
@@ -27,8 +28,19 @@ fn every_committed_result_matches_its_config() {
         }
         let config = runner::studies::load_config(&path).unwrap();
         let dir = config.output_dir();
+        if dir.starts_with("results") {
+            out.push((path, config, dir));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_committed_result_matches_its_config() {
+    let mut checked = 0;
+    for (path, config, dir) in shipped_configs() {
         let manifest = Path::new(&dir).join("manifest.json");
-        if !dir.starts_with("results") || !manifest.exists() {
+        if !manifest.exists() {
             continue;
         }
         let recorded: Value =
@@ -65,15 +77,9 @@ fn every_committed_result_matches_its_config() {
 /// must still be read as its config's, every line of it.
 #[test]
 fn every_committed_checkpoint_resumes_under_its_config() {
-    for entry in std::fs::read_dir("configs").unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "toml") {
-            continue;
-        }
-        let config = runner::studies::load_config(&path).unwrap();
-        let dir = config.output_dir();
+    for (_, config, dir) in shipped_configs() {
         let checkpoint = dir.join("checkpoint.jsonl");
-        if !dir.starts_with("results") || !checkpoint.exists() {
+        if !checkpoint.exists() {
             continue;
         }
         let entry = runner::studies::find(&config.experiment.study).unwrap();

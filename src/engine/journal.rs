@@ -348,6 +348,17 @@ mod tests {
 
     struct RemovedOnDrop(PathBuf);
 
+    /// A journal "abc" of chunks 3 ([1, 2]) and 0 ([7]), then a line cut
+    /// short as a kill leaves it.
+    fn two_chunks_and_a_torn_line(path: &Path) {
+        let mut j = Journal::<Vec<u32>>::open(path, "abc", false).unwrap();
+        j.record(3, &vec![1, 2]).unwrap();
+        j.record(0, &vec![7]).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new().append(true).open(path).unwrap();
+        f.write_all(b"0badc0de {\"chunk\": 9, \"coun").unwrap();
+    }
+
     impl Drop for RemovedOnDrop {
         fn drop(&mut self) {
             if !std::thread::panicking() {
@@ -359,13 +370,7 @@ mod tests {
     #[test]
     fn resume_reads_back_finished_chunks_and_drops_a_torn_line() {
         let (_dir, path) = tmp("torn");
-        let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
-        j.record(3, &vec![1, 2]).unwrap();
-        j.record(0, &vec![7]).unwrap();
-        drop(j);
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"0badc0de {\"chunk\": 9, \"coun").unwrap();
-        drop(f);
+        two_chunks_and_a_torn_line(&path);
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
         let got = restored(&j);
         assert_eq!(got.len(), 2);
@@ -450,14 +455,9 @@ mod tests {
     fn chunks_done_reads_without_writing_and_refuses_what_a_resume_refuses() {
         let (_dir, path) = tmp("done");
         assert!(chunks_done(&path, "abc").unwrap().is_none(), "no journal");
-        let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
+        drop(Journal::<Vec<u32>>::open(&path, "abc", false).unwrap());
         assert_eq!(chunks_done(&path, "abc").unwrap(), Some(0));
-        j.record(3, &vec![1, 2]).unwrap();
-        j.record(0, &vec![7]).unwrap();
-        drop(j);
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"0badc0de {\"chunk\": 9, \"coun").unwrap();
-        drop(f);
+        two_chunks_and_a_torn_line(&path);
         let before = std::fs::read(&path).unwrap();
         assert_eq!(chunks_done(&path, "abc").unwrap(), Some(2), "torn line");
         assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
