@@ -427,6 +427,18 @@ fn the_run_counts_the_chunks_of_its_timing_sample_once() {
     }
 }
 
+/// Waits (up to 30 s) until the run's checkpoint holds a chunk: its
+/// header is line 1.
+fn wait_for_a_checkpointed_chunk(journal: &Path) {
+    for _ in 0..600 {
+        let lines = std::fs::read_to_string(journal).map_or(0, |t| t.lines().count());
+        if lines >= 2 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn sigterm_checkpoints_and_exits_with_its_own_code() {
@@ -434,7 +446,8 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
     let child = start(&cfg, &out, &["-j", "1"]);
-    std::thread::sleep(Duration::from_millis(400));
+    // Not a fixed delay: on a busy machine 400 ms once held no chunk.
+    wait_for_a_checkpointed_chunk(&out.join("checkpoint.jsonl"));
     assert!(send(&child, "TERM"));
     let o = child.wait_with_output().unwrap();
     assert_eq!(
@@ -714,15 +727,8 @@ fn edited_shard_results_and_checkpoints_are_refused() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until a chunk is journalled (the header is line 1).
     let journal = out.join("checkpoint.jsonl");
-    for _ in 0..600 {
-        let lines = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
-        if lines >= 2 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_a_checkpointed_chunk(&journal);
     send(&child, "TERM");
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(4), "interrupted");

@@ -703,12 +703,18 @@ impl VariantSolver {
                 return Outcome::won_by(g);
             }
         }
-        // Every child's key, its bucket prefetched so the misses overlap,
-        // and handed down so the child does not build it again: 10-12%
-        // faster on 4,000 13x13 8-cut deals, though the keys of moves the
-        // refutation bound then skips are built for nothing.
+        // Under 8-cut alone, every child's key, its bucket prefetched so
+        // the misses overlap, and handed down so the child does not build
+        // it again: 10-12% faster on 4,000 13x13 8-cut deals, though the
+        // keys of moves the refutation bound then skips are built for
+        // nothing. There the guess has failed or called the position lost
+        // by now, so every child is likely searched. With a back rule
+        // there is no guess, the first child tried usually wins, and the
+        // other prefetches only cost: without them 26x26 11-back and
+        // both-rules deals ran 1.1-1.6x faster and 13x13 deals 1.08-1.14x
+        // (BENCHMARKS.md, "Prefetch only where every child is searched").
         let mut keys = [0u128; PREFETCHED_MOVES];
-        if nm + no - 1 > SMALL_POSITION_CARDS {
+        if self.cut_guided && nm + no - 1 > SMALL_POSITION_CARDS {
             for (k, &m) in moves[..count.min(PREFETCHED_MOVES)].iter().enumerate() {
                 if guess == Some(m) {
                     continue;
