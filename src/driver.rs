@@ -146,17 +146,41 @@ fn fingerprint(hash: &str, shards: u64, index: u64) -> String {
     )
 }
 
-/// The finished chunks that the checkpoint in `out_dir` holds for an
-/// unsharded run of `config` (chunk sizes per cell as its outline gives
-/// them), read only; `None` if there is none. Refused as a resume would
-/// refuse it: another run's, or edited.
+/// What a stopped run's checkpoint holds, for `runner plan`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CheckpointProgress {
+    /// Finished chunks it records.
+    pub chunks_done: u64,
+    /// The shard it belongs to (shards, index); (1, 0) for an unsharded run.
+    pub shard: (u64, u64),
+}
+
+/// What the checkpoint in `out_dir` holds for a run of `config` (chunk
+/// sizes per cell as its outline gives them), whole or any one shard of it,
+/// read only; `None` if there is none. Refused as a resume would refuse
+/// it: another config's or version's, or edited.
 pub fn checkpoint_progress(
     config: &Config,
     chunk_sizes: &[u64],
     out_dir: &Path,
-) -> anyhow::Result<Option<u64>> {
+) -> anyhow::Result<Option<CheckpointProgress>> {
+    let path = out_dir.join(CHECKPOINT_FILE);
     let hash = result_hash(config, chunk_sizes);
-    journal::chunks_done(&out_dir.join(CHECKPOINT_FILE), &fingerprint(&hash, 1, 0))
+    let shard = journal::fingerprint_of(&path)?
+        .and_then(|found| shard_named(&found, &hash))
+        .unwrap_or((1, 0));
+    let done = journal::chunks_done(&path, &fingerprint(&hash, shard.0, shard.1))?;
+    Ok(done.map(|chunks_done| CheckpointProgress { chunks_done, shard }))
+}
+
+/// The shard (shards, index) that `found`, a checkpoint's fingerprint,
+/// names if it is a run of this config and version: the inverse of
+/// [`fingerprint`].
+fn shard_named(found: &str, hash: &str) -> Option<(u64, u64)> {
+    let (_, shard) = found.rsplit_once(" shard ")?;
+    let (index, shards) = shard.split_once(" of ")?;
+    let (shards, index) = (shards.parse().ok()?, index.parse().ok()?);
+    (found == fingerprint(hash, shards, index) && index < shards).then_some((shards, index))
 }
 
 /// Runs (a shard of) study `S` from `config`: plans the chunks, resumes from the journal, runs the rest, and writes the tables (one shard) or `partial.json` (many), then the manifest.
@@ -886,4 +910,29 @@ fn warn_if_long<S: Study>(
         );
     }
     Ok(ahead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fingerprint, shard_named};
+
+    #[test]
+    fn a_shard_is_read_back_from_its_own_configs_fingerprint_only() {
+        for (shards, index) in [(1, 0), (2, 1), (1000, 999)] {
+            let found = fingerprint("abc", shards, index);
+            assert_eq!(shard_named(&found, "abc"), Some((shards, index)));
+            assert_eq!(shard_named(&found, "abd"), None, "another config's");
+        }
+        let other_version = fingerprint("abc", 2, 1).replace(" version ", " version 9");
+        assert_eq!(shard_named(&other_version, "abc"), None);
+        for edited in [
+            "shard 2 of 2",
+            "shard x of 2",
+            "shard 1 of",
+            "shard 1 of 2 ",
+        ] {
+            let found = fingerprint("abc", 2, 1).replace("shard 1 of 2", edited);
+            assert_eq!(shard_named(&found, "abc"), None, "{edited}");
+        }
+    }
 }

@@ -6,6 +6,7 @@
 use crate::cli::PlanArgs;
 use crate::config::Config;
 use crate::driver::{CHECKPOINT_FILE, Calibration, Deadline, RunContext, checkpoint_progress};
+use crate::engine;
 use crate::exit;
 use crate::export::duration_text;
 use crate::studies::{self, load_config};
@@ -101,12 +102,28 @@ fn print_checkpoint(config: &Config, outline: &Outline, out: &Path) {
         .sum();
     match checkpoint_progress(config, &sizes, out) {
         Ok(None) => {}
-        Ok(Some(done)) => println!(
-            "checkpoint: {} of {} chunks done in {}; add --resume to continue the run (without it the run is refused)",
-            grouped(done.into()),
-            grouped(total.into()),
-            out.join(CHECKPOINT_FILE).display()
-        ),
+        Ok(Some(found)) => {
+            let (shards, index) = found.shard;
+            let shard = engine::Shard {
+                count: shards,
+                index,
+            };
+            let (_, of_shard) = shard.first_and_count(0..total);
+            let (whose, flags) = if shards == 1 {
+                (String::new(), String::new())
+            } else {
+                (
+                    format!(" of shard {index} of {shards}"),
+                    format!(" --shards {shards} --shard-index {index}"),
+                )
+            };
+            println!(
+                "checkpoint: {} of {} chunks{whose} done in {}; add{flags} --resume to continue the run (without it the run is refused)",
+                grouped(found.chunks_done.into()),
+                grouped(of_shard.into()),
+                out.join(CHECKPOINT_FILE).display()
+            )
+        }
         Err(e) => println!("checkpoint: a run with --resume would refuse it: {e}"),
     }
 }

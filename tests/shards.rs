@@ -506,11 +506,49 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     // --fresh starts over and gives the same tables.
     let fresh = dir.join("fresh");
     let child = start(&cfg, &fresh, &["-j", "1"]);
-    std::thread::sleep(Duration::from_millis(400));
+    wait_for_a_checkpointed_chunk(&fresh.join("checkpoint.jsonl"));
     send(&child, "TERM");
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
     single(&cfg, &fresh, &["--fresh"]);
     assert_eq!(tables(&fresh), tables(&whole));
+}
+
+/// A stopped shard's checkpoint is named as that shard's by `runner plan`,
+/// with the flags that continue it, not refused as another run's.
+#[cfg(unix)]
+#[test]
+fn plan_names_the_shard_a_checkpoint_belongs_to() {
+    let dir = scratch("plan-shard");
+    let cfg = write_config(&dir, "c.toml", SLOW);
+    let out = dir.join("out");
+    let shard = ["--shards", "2", "--shard-index", "1"];
+    let child = start(&cfg, &out, &[&shard[..], &["-j", "1"]].concat());
+    wait_for_a_checkpointed_chunk(&out.join("checkpoint.jsonl"));
+    assert!(send(&child, "TERM"));
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    let journal = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap();
+    let recorded = journal.lines().count() - 1;
+    let o = run(&[
+        "plan",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--calibrate-secs",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        said.contains(&format!("checkpoint: {recorded} of "))
+            && said.contains(" chunks of shard 1 of 2 done in ")
+            && said.contains("add --shards 2 --shard-index 1 --resume"),
+        "{said}"
+    );
+    // The flags it names continue the run.
+    single(&cfg, &out, &[&shard[..], &["--resume"]].concat());
+    assert!(out.join("partial.json").exists());
+    assert!(!out.join("checkpoint.jsonl").exists());
 }
 
 #[test]

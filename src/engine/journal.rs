@@ -302,6 +302,29 @@ pub fn chunks_done(path: &Path, fingerprint: &str) -> anyhow::Result<Option<u64>
     Ok(found.exists.then_some(found.restored.len() as u64))
 }
 
+/// The run named in the header of the journal at `path`, read only (for
+/// `runner plan`, which must say whose checkpoint it is before it can count
+/// it): `None` if there is no journal or its header is not whole or not a
+/// runner checkpoint's.
+pub fn fingerprint_of(path: &Path) -> anyhow::Result<Option<String>> {
+    refuse_unless_file_or_absent(path, Role::Read("the checkpoint"))?;
+    let Ok(file) = File::open(path) else {
+        return Ok(None);
+    };
+    let mut line = Vec::new();
+    // A header is one short line; reading at most 64 KiB of it keeps an
+    // unrelated huge file from being read whole.
+    BufReader::new(file.take(64 << 10))
+        .read_until(b'\n', &mut line)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if !line.ends_with(b"\n") {
+        return Ok(None);
+    }
+    Ok(serde_json::from_slice::<Header>(line.trim_ascii_end())
+        .ok()
+        .map(|h| h.fingerprint))
+}
+
 /// One record line: its checksum checked, then its JSON read.
 fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<RecordIn<C>, String> {
     let (sum, json) = match line.iter().position(|&b| b == b' ') {
