@@ -75,10 +75,20 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
     }
 }
 
+/// Says on stderr, once the command has read them, when the tables in
+/// `dir` could not be checked against their run (see
+/// [`crate::export::manifest::unchecked_note`]); a refusal stays one line.
+fn note_unchecked_tables(dir: &std::path::Path) {
+    if let Some(note) = crate::export::manifest::unchecked_note(dir) {
+        eprintln!("{note}");
+    }
+}
+
 fn plot(args: &crate::cli::PlotArgs) -> i32 {
     let labels = crate::driver::picture_labels_of(&args.dir);
     match crate::export::plot::redraw(&args.dir, &labels) {
         Ok(written) => {
+            note_unchecked_tables(&args.dir);
             if written.is_empty() {
                 eprintln!(
                     "note: {}: the tables have no rows, so there is nothing to draw",
@@ -98,6 +108,7 @@ fn report(args: &crate::cli::ReportArgs) -> i32 {
     let labels = crate::driver::picture_labels_of(&args.dir);
     match crate::export::report::write(&args.dir, &labels) {
         Ok(path) => {
+            note_unchecked_tables(&args.dir);
             println!("wrote {}", path.display());
             exit::OK
         }

@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 /// and returns the exit status (2 for a bad series, an unreadable table or
 /// an output path that is not a file, 3 when the output cannot be written).
 pub fn main(args: &CompareArgs) -> i32 {
+    let mut notes = Vec::new();
     let series = match args
         .series
         .iter()
-        .map(|s| read_series(s, args.min_cards..=args.max_cards))
+        .map(|s| read_series(s, args.min_cards..=args.max_cards, &mut notes))
         .collect::<anyhow::Result<Vec<Series>>>()
     {
         Ok(s) => s,
@@ -30,6 +31,9 @@ pub fn main(args: &CompareArgs) -> i32 {
     };
     match write(&series, &args.out, &args.title) {
         Ok(written) => {
+            for note in notes {
+                eprintln!("{note}");
+            }
             for w in written {
                 println!("wrote {}", w.display());
             }
@@ -45,8 +49,14 @@ pub fn main(args: &CompareArgs) -> i32 {
 /// One series from `NAME=DIR[,DIR...]`: the equal-hand cells on an empty
 /// field of each directory's `stats.csv` (or `rates.csv`), of a size in
 /// `cards`. A hand size
-/// found in two directories is refused rather than silently chosen.
-fn read_series(spec: &str, cards: std::ops::RangeInclusive<u32>) -> anyhow::Result<Series> {
+/// found in two directories is refused rather than silently chosen. A
+/// directory whose tables cannot be checked against their run adds a line
+/// to `notes`.
+fn read_series(
+    spec: &str,
+    cards: std::ops::RangeInclusive<u32>,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<Series> {
     let (name, dirs) = spec
         .split_once('=')
         .filter(|(n, d)| !n.trim().is_empty() && !d.trim().is_empty())
@@ -57,7 +67,9 @@ fn read_series(spec: &str, cards: std::ops::RangeInclusive<u32>) -> anyhow::Resu
         })?;
     let mut points: Vec<RatePoint> = Vec::new();
     for dir in dirs.split(',').map(str::trim).map(PathBuf::from) {
-        for p in read_dir_rates(&dir)? {
+        let rates = read_dir_rates(&dir)?;
+        notes.extend(crate::export::manifest::unchecked_note(&dir));
+        for p in rates {
             if p.n_first != p.n_second
                 || !cards.contains(&p.n_first)
                 || !(p.field.is_empty() || p.field == "0")

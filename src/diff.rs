@@ -24,6 +24,11 @@ const RUN_DETAILS: &[&str] = &["run.csv"];
 pub fn main(args: &DiffArgs) -> i32 {
     match compare(&args.baseline, &args.candidate, args.alpha) {
         Ok(findings) => {
+            for dir in [&args.baseline, &args.candidate] {
+                if let Some(note) = manifest::unchecked_note(dir) {
+                    eprintln!("{note}");
+                }
+            }
             let mut consistent = true;
             for f in &findings {
                 println!("{}", f.line);

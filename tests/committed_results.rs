@@ -152,3 +152,24 @@ fn exhaustive_minimax_runs_equal_the_rates_dp() {
     }
     assert!(compared >= 7, "only {compared} cells compared");
 }
+
+/// A committed result whose manifest records SHA-256s must be the files its
+/// run wrote: a table regenerated or edited without its manifest (or the
+/// other way round) is caught here rather than by the first reader.
+#[test]
+fn committed_files_match_the_hashes_their_manifests_record() {
+    let mut hashed = 0;
+    for (_, _, dir) in shipped_configs() {
+        let manifest = dir.join("manifest.json");
+        if !manifest.exists() || runner::export::manifest::unchecked_note(&dir).is_some() {
+            continue;
+        }
+        runner::export::manifest::check_hashes(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", dir.display()));
+        hashed += 1;
+    }
+    assert!(
+        hashed >= 20,
+        "only {hashed} committed results record hashes"
+    );
+}

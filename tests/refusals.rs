@@ -499,6 +499,13 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     let stats_hash = manifest["sha256"]["stats.csv"].as_str().unwrap();
     assert!(page.contains(stats_hash), "the report shows the hashes");
+    assert!(!page.contains("not checked against the run"), "{page}");
+    for args in &readers {
+        assert!(
+            !stderr(&run(args)).contains("not checked"),
+            "{args:?}: hashes recorded, nothing to note"
+        );
+    }
     let stats = out.join("stats.csv");
     let good = std::fs::read(&stats).unwrap();
     let edited = String::from_utf8(good.clone())
@@ -524,6 +531,49 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("sha256 is not a table"), "{err}");
+}
+
+/// A run from before the manifest recorded SHA-256s (many committed
+/// results are) cannot have its tables checked: every command that reads
+/// them says so in one line, and the report says so on the page, instead
+/// of reading them as if checked.
+#[test]
+fn tables_whose_manifest_records_no_hashes_are_read_with_a_note() {
+    let out = scratch("unhashed");
+    let o = run(&[
+        "--config",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml"),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let path = out.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest.as_object_mut().unwrap().remove("sha256");
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let dir = out.to_str().unwrap();
+    let svg = out.join("cmp.svg");
+    let series = format!("q={dir}");
+    for args in [
+        vec!["plot", dir],
+        vec!["report", dir],
+        vec!["diff", dir, dir],
+        vec!["compare", "--out", svg.to_str().unwrap(), &series],
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            err.lines().any(|l| l.starts_with("note: ")
+                && l.contains("manifest.json records no SHA-256")
+                && l.contains("not checked")),
+            "{args:?}: {err}"
+        );
+    }
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("not checked against the run"), "{page}");
 }
 
 /// A FIFO in place of a table or of a shard's results is refused by the

@@ -150,6 +150,24 @@ pub fn check_hashes(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A one-line note for a results directory whose manifest records no
+/// SHA-256s (a run from before runner kept them), which [`check_hashes`]
+/// therefore cannot check: a reader should know that an edit to its tables
+/// since the run would go unnoticed. `None` when there is nothing to say:
+/// the hashes are recorded, or there is no readable manifest (the commands
+/// that need one say so themselves).
+pub fn unchecked_note(dir: &Path) -> Option<String> {
+    let path = dir.join(FILE_NAME);
+    let bytes = super::read_result_file(&path).ok()?;
+    let manifest = serde_json::from_slice::<serde_json::Value>(&bytes).ok()?;
+    manifest.get("sha256").is_none().then(|| {
+        format!(
+            "note: {} records no SHA-256 of the tables (its run predates them), so they are not checked against the run; rerun the config for a manifest that records them",
+            path.display()
+        )
+    })
+}
+
 /// Stable hash of a config's result inputs: serialised to JSON in field
 /// order (so comments and key order in the file do not matter), then
 /// FNV-1a 64.

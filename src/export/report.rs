@@ -155,6 +155,10 @@ fn provenance_html(manifest: &serde_json::Value) -> String {
             );
         }
         html.push_str("</table>\n");
+    } else {
+        html.push_str(
+            "<p class=\"note\">The manifest records no SHA-256 of the files (the run predates them), so they are not checked against the run.</p>\n",
+        );
     }
     if let Some(config) = manifest.get("config") {
         let pretty = serde_json::to_string_pretty(config).unwrap_or_default();
