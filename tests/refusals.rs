@@ -456,13 +456,9 @@ fn run_with_deadline(args: &[&str]) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-/// The manifest records each table's SHA-256 (as `sha256sum` computes it),
-/// and a table edited after the run, or a manifest naming a file outside
-/// its directory, is refused by every command that reads results, while
-/// the untouched directory is read as before.
-#[test]
-fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
-    let out = scratch("hashed");
+/// A scratch directory holding a run of `configs/quick.toml`.
+fn quick_results(name: &str) -> common::Scratch {
+    let out = scratch(name);
     let o = run(&[
         "--config",
         concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml"),
@@ -471,6 +467,27 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
         "-q",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    out
+}
+
+/// Every command that reads a results directory `dir`, as arguments:
+/// `compare` draws `series` (NAME=DIR) into `svg`.
+fn result_readers<'a>(dir: &'a str, svg: &'a str, series: &'a str) -> [Vec<&'a str>; 4] {
+    [
+        vec!["plot", dir],
+        vec!["report", dir],
+        vec!["diff", dir, dir],
+        vec!["compare", "--out", svg, series],
+    ]
+}
+
+/// The manifest records each table's SHA-256 (as `sha256sum` computes it),
+/// and a table edited after the run, or a manifest naming a file outside
+/// its directory, is refused by every command that reads results, while
+/// the untouched directory is read as before.
+#[test]
+fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
+    let out = quick_results("hashed");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
     let names = [
@@ -484,14 +501,8 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
         assert_eq!(manifest["sha256"][&name], hex.as_str(), "{name}");
     }
     let dir = out.to_str().unwrap();
-    let svg = out.join("cmp.svg");
-    let series = format!("q={dir}");
-    let readers: [Vec<&str>; 4] = [
-        vec!["plot", dir],
-        vec!["report", dir],
-        vec!["diff", dir, dir],
-        vec!["compare", "--out", svg.to_str().unwrap(), &series],
-    ];
+    let (svg, series) = (out.join("cmp.svg"), format!("q={dir}"));
+    let readers = result_readers(dir, svg.to_str().unwrap(), &series);
     for args in &readers {
         let o = run(args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
@@ -539,29 +550,15 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
 /// of reading them as if checked.
 #[test]
 fn tables_whose_manifest_records_no_hashes_are_read_with_a_note() {
-    let out = scratch("unhashed");
-    let o = run(&[
-        "--config",
-        concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml"),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = quick_results("unhashed");
     let path = out.join("manifest.json");
     let mut manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     manifest.as_object_mut().unwrap().remove("sha256");
     std::fs::write(&path, manifest.to_string()).unwrap();
     let dir = out.to_str().unwrap();
-    let svg = out.join("cmp.svg");
-    let series = format!("q={dir}");
-    for args in [
-        vec!["plot", dir],
-        vec!["report", dir],
-        vec!["diff", dir, dir],
-        vec!["compare", "--out", svg.to_str().unwrap(), &series],
-    ] {
+    let (svg, series) = (out.join("cmp.svg"), format!("q={dir}"));
+    for args in result_readers(dir, svg.to_str().unwrap(), &series) {
         let o = run(&args);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");

@@ -463,19 +463,7 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let journal = std::fs::read(out.join("checkpoint.jsonl")).unwrap();
     let recorded = journal.iter().filter(|&&b| b == b'\n').count() - 1;
     assert!(recorded > 0, "the run finished chunks before the stop");
-    let plan = |out: &Path| {
-        let o = run(&[
-            "plan",
-            "--config",
-            cfg.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--calibrate-secs",
-            "0",
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        String::from_utf8(o.stdout).unwrap()
-    };
+    let plan = |out: &Path| plan_without_timing(&cfg, out);
     let said = plan(&out);
     assert!(
         said.contains(&format!("checkpoint: {recorded} of ")) && said.contains(" chunks done in "),
@@ -513,6 +501,22 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert_eq!(tables(&fresh), tables(&whole));
 }
 
+/// What `runner plan` prints for `cfg` run into `out`, without timing a
+/// sample.
+fn plan_without_timing(cfg: &Path, out: &Path) -> String {
+    let o = run(&[
+        "plan",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--calibrate-secs",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
 /// A stopped shard's checkpoint is named as that shard's by `runner plan`,
 /// with the flags that continue it, not refused as another run's.
 #[cfg(unix)]
@@ -528,17 +532,7 @@ fn plan_names_the_shard_a_checkpoint_belongs_to() {
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
     let journal = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap();
     let recorded = journal.lines().count() - 1;
-    let o = run(&[
-        "plan",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--calibrate-secs",
-        "0",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let said = String::from_utf8(o.stdout).unwrap();
+    let said = plan_without_timing(&cfg, &out);
     assert!(
         said.contains(&format!("checkpoint: {recorded} of "))
             && said.contains(" chunks of shard 1 of 2 done in ")
