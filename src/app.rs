@@ -261,6 +261,7 @@ fn run(args: &RunArgs) -> i32 {
         shard,
         resume: args.resume,
         fresh: args.fresh,
+        keep_memo: args.keep_memo,
         json: args.json,
         stop,
         threads,

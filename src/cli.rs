@@ -212,6 +212,9 @@ pub struct RunArgs {
     /// Start over, discarding the checkpoint of an unfinished run in the output directory.
     #[arg(long)]
     pub fresh: bool,
+    /// On a stop, also write the solver's memo (up to [solver] memo_mb) beside the checkpoint, so that --resume carries on the deals under way instead of starting them over: for deals longer than a sitting. Variant studies only.
+    #[arg(long)]
+    pub keep_memo: bool,
     /// Print the end of the run as one JSON object on stdout (study, check, outputs, summary).
     #[arg(long)]
     pub json: bool,

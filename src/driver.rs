@@ -7,7 +7,7 @@
 //! single-machine run.
 
 use crate::config::Config;
-use crate::engine::{self, Outcome, Workload, journal, journal::Journal, progress};
+use crate::engine::{self, Outcome, Workload, journal, journal::Journal, memo_file, progress};
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::{manifest, plot, write_atomic};
 use crate::study::{BuildContext, Check, Study};
@@ -43,6 +43,9 @@ pub struct RunContext {
     /// neither this nor `resume`, a checkpoint there is refused: a rerun
     /// must not silently throw away hours of finished chunks.
     pub fresh: bool,
+    /// On a stop, also write the study's memo beside the checkpoint
+    /// ([`MEMO_FILE`]), which a resume reads back.
+    pub keep_memo: bool,
     /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
     pub stop: Arc<AtomicBool>,
     /// Where the run is ([`Phase`]), so a signal handler knows whether
@@ -77,6 +80,7 @@ impl RunContext {
             shard: None,
             resume: false,
             fresh: false,
+            keep_memo: false,
             json: false,
             stop: Arc::new(AtomicBool::new(false)),
             phase: Arc::new(AtomicU8::new(Phase::PREPARING)),
@@ -131,6 +135,8 @@ pub struct Partial<C> {
 pub const PARTIAL_FILE: &str = "partial.json";
 /// The journal of finished chunks, for `--resume`.
 pub const CHECKPOINT_FILE: &str = "checkpoint.jsonl";
+/// A stopped run's memo (`--keep-memo`), read back by `--resume`.
+pub const MEMO_FILE: &str = "memo.bin";
 
 /// The hash of what decides `config`'s results ([`Config::result_inputs`]).
 fn result_hash(config: &Config, chunk_sizes: &[u64]) -> String {
@@ -189,6 +195,12 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let started_unix = manifest::unix_now();
     // The study refuses a bad config before anything is written.
     let study = S::build(config, &ctx.build_context())?;
+    if ctx.keep_memo && study.kept_memo().is_none() {
+        return Err(refuse(format!(
+            "--keep-memo: study `{}` keeps no memo across deals worth saving; only the variant studies (variant, cut) do",
+            config.experiment.study
+        )));
+    }
     let _only_writer = lock_out_dir(&ctx.out_dir)?;
     refuse_unfit_outputs(&study, &ctx.out_dir, ctx.shard.is_none_or(|(n, _)| n == 1))?;
     let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);
@@ -208,11 +220,10 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     };
     let out = &ctx.out_dir;
     remove_stale_temp_files(out);
-    let mut journal = Journal::<S::Counts>::open(
-        &out.join(CHECKPOINT_FILE),
-        &fingerprint(&hash, shards, index),
-        ctx.resume,
-    )?;
+    let run_name = fingerprint(&hash, shards, index);
+    let mut journal =
+        Journal::<S::Counts>::open(&out.join(CHECKPOINT_FILE), &run_name, ctx.resume)?;
+    read_kept_memo(&study, &out.join(MEMO_FILE), &run_name, ctx)?;
     let opts = engine::RunOptions {
         threads: ctx.threads,
         progress: ctx.progress,
@@ -231,6 +242,17 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
                 "interrupted: {chunks_done} of {chunks_total} chunks done and checkpointed in {}; rerun with --resume to finish",
                 out.join(CHECKPOINT_FILE).display()
             );
+            if let Some(memo) = study.kept_memo().filter(|_| ctx.keep_memo) {
+                let path = out.join(MEMO_FILE);
+                let started = Instant::now();
+                let bytes = memo_file::write(&path, &run_name, |w| memo.write_memo(w))?;
+                eprintln!(
+                    "kept the memo in {} ({}, {:.0} s); --resume reads it back and carries on the deals under way",
+                    path.display(),
+                    crate::export::size_text(bytes),
+                    started.elapsed().as_secs_f64()
+                );
+            }
             return Ok(RunOutcome::Interrupted);
         }
     };
@@ -278,6 +300,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         },
     )?;
     journal.remove()?;
+    remove_kept_memo(&out.join(MEMO_FILE))?;
     print_summary(ctx, config, &summary, &written);
     Ok(RunOutcome::Finished(summary.check))
 }
@@ -397,6 +420,43 @@ fn remove_stale_temp_files(dir: &Path) {
         if name.starts_with('.') && name.ends_with(".tmp") && !name.ends_with(&mine) {
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+/// Reads the memo a stopped run kept at `path` back into the study, on a
+/// resume; any other run starts without it, and a memo left there (of a
+/// run started over, or stopped before its checkpoint) is removed, since
+/// it is not this run's.
+fn read_kept_memo<S: Study>(
+    study: &S,
+    path: &Path,
+    run_name: &str,
+    ctx: &RunContext,
+) -> anyhow::Result<()> {
+    let Some(memo) = study.kept_memo().filter(|_| ctx.resume) else {
+        return remove_kept_memo(path);
+    };
+    let started = Instant::now();
+    if let Some(bytes) = memo_file::read(path, run_name, |r| memo.read_memo(r))?
+        && !matches!(ctx.progress, progress::Mode::Quiet)
+    {
+        eprintln!(
+            "read the kept memo back from {} ({}, {:.0} s)",
+            path.display(),
+            crate::export::size_text(bytes),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Removes a kept memo, once the run it belongs to is finished or gone.
+fn remove_kept_memo(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(anyhow::Error::new(e).context(format!("cannot remove {}", path.display())))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::driver::{CHECKPOINT_FILE, Calibration, Deadline, RunContext, checkpoint_progress};
 use crate::engine;
 use crate::exit;
-use crate::export::duration_text;
+use crate::export::{duration_text, size_text};
 use crate::studies::{self, load_config};
 use crate::study::Outline;
 use std::path::Path;
@@ -47,11 +47,11 @@ pub fn main(args: &PlanArgs) -> i32 {
     let memory = outline.memory + OVERHEAD_BYTES;
     println!(
         "memory: about {} ({} for tables and memo, bound by {} = {}, plus {} for the program)",
-        mib(memory),
-        mib(outline.memory),
+        size_text(memory),
+        size_text(outline.memory),
         outline.budget_key,
-        mib(outline.budget),
-        mib(OVERHEAD_BYTES)
+        size_text(outline.budget),
+        size_text(OVERHEAD_BYTES)
     );
     let out = args.out.clone().unwrap_or_else(|| config.output_dir());
     print_checkpoint(&config, &outline, &out);
@@ -186,14 +186,6 @@ fn print_cluster(args: &PlanArgs, c: &Calibration, memory: u64, threads: usize) 
         limit_mins / 60,
         limit_mins % 60
     );
-}
-
-fn mib(bytes: u64) -> String {
-    if bytes >= 10 << 30 {
-        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
-    } else {
-        format!("{} MiB", bytes.div_ceil(1 << 20))
-    }
 }
 
 /// 1234567 as "1,234,567".

@@ -6,6 +6,7 @@
 
 use crate::config::Config;
 use crate::engine::{CellResult, Plan, Workload};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 /// What a study's check concluded; the top layer turns it into an exit
@@ -122,4 +123,24 @@ pub trait Study: Workload + Sized {
     fn run_details(&self, cells: &[CellResult<Self::Counts>]) -> Vec<u8>;
     /// What the counts conclude, and the lines printed at the end.
     fn summary(&self, cells: &[&Self::Counts], out_dir: &Path) -> Summary;
+    /// The memo this study keeps across instances, if it is worth saving
+    /// over a stop (`--keep-memo`); none by default.
+    fn kept_memo(&self) -> Option<&dyn KeptMemo> {
+        None
+    }
+}
+
+/// A memo that a study keeps across instances, which a stopped run writes
+/// out (`--keep-memo`) and the run that resumes it reads back. A stop
+/// abandons the instances under way, and a resume starts them over; with
+/// the memo read back, what was proved of them before the stop is found
+/// again instead of proved again, so an instance longer than any one
+/// sitting (a 26x26 deal under both variant rules) still finishes. The
+/// driver frames the bytes (whose run they are, a checksum); the study
+/// only says what its tables hold.
+pub trait KeptMemo {
+    /// Writes every table, those of the workers the engine retired too.
+    fn write_memo(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// Reads back what [`Self::write_memo`] wrote, before any chunk runs.
+    fn read_memo(&self, input: &mut dyn Read) -> io::Result<()>;
 }

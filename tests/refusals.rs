@@ -359,6 +359,61 @@ fn make_fifo(path: &std::path::Path) {
     assert!(made.success(), "mkfifo {}", path.display());
 }
 
+/// Runs the runner with `args`, failing the test (and killing the run)
+/// if it has not ended after a minute: for runs that once hung.
+fn run_within_a_minute(args: &[&str]) -> std::process::Output {
+    let child = common::runner()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait_with_output().unwrap()));
+    finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or_else(|_| {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("runner {args:?} was still running after a minute");
+        })
+}
+
+/// A config in a FIFO that nobody writes to is refused after a wait, with
+/// one line naming it, instead of holding the run forever; one that a
+/// writer brings (as `--config <(…)` does) is read.
+#[test]
+fn a_config_fifo_without_a_writer_is_refused_and_one_with_a_writer_read() {
+    let dir = scratch("config-fifo");
+    let fifo = dir.join("c.toml");
+    make_fifo(&fifo);
+    let plan = [
+        "plan",
+        "--config",
+        fifo.to_str().unwrap(),
+        "--calibrate-secs",
+        "0",
+    ];
+    let o = run_within_a_minute(&plan);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("c.toml") && err.contains("nothing to read"),
+        "{err}"
+    );
+    let quick = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml")).unwrap();
+    let writer_path = fifo.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::fs::write(writer_path, quick).unwrap();
+    });
+    let o = run_within_a_minute(&plan);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 /// An output path that is not a regular file is refused, never replaced:
 /// the atomic write's rename would swap a FIFO, a device or a directory
 /// for a file (as root, `runner compare --out /dev/null` once replaced the

@@ -6,6 +6,7 @@
 //! what makes results byte-identical for any number of threads or shards.
 
 pub mod journal;
+pub mod memo_file;
 pub mod progress;
 
 use journal::Journal;
@@ -53,8 +54,15 @@ pub trait Workload: Sync {
     fn chunk_size(&self, cell: usize) -> u64;
     /// A human label for a cell, for progress lines.
     fn cell_label(&self, cell: usize) -> String;
-    /// Fresh per-thread scratch, such as a solver.
+    /// Per-thread scratch, such as a solver: fresh, or one that an
+    /// earlier round of the same run handed to [`Self::retire`].
     fn new_worker(&self) -> Self::Worker;
+    /// Takes back the workers when a round of chunks ends (the timing
+    /// sample, the run, or a stop), so that what they learned (a solver's
+    /// memo) can serve the next round or be saved; dropped by default.
+    fn retire(&self, workers: Vec<Self::Worker>) {
+        drop(workers);
+    }
     /// Calls `f` on each instance of the chunk, in a fixed order.
     fn for_each_instance(&self, chunk: &Chunk, f: impl FnMut(&Self::Instance));
     /// Adds one instance to `counts`.
@@ -528,13 +536,22 @@ fn run_chunks<S: Workload>(
             results.push(result);
         }
         if stop.load(Ordering::Relaxed) {
+            study.retire(into_workers(workers));
             return Ok(Outcome::Interrupted {
                 chunks_done,
                 chunks_total: chunks_total as usize,
             });
         }
     }
+    study.retire(into_workers(workers));
     Ok(Outcome::Complete(results))
+}
+
+fn into_workers<W>(workers: Vec<Mutex<W>>) -> Vec<W> {
+    workers
+        .into_iter()
+        .map(|w| w.into_inner().expect("worker poisoned"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -18,6 +18,16 @@ use std::path::Path;
 /// regular file (or nothing) at `path` is replaced; anything else there is
 /// refused (see [`crate::error::refuse_unless_file_or_absent`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic_with(path, |out| Ok(out.write_all(bytes)?))
+}
+
+/// As [`write_atomic`], with the contents streamed by `write` (through a
+/// buffer): for files too large to hold in memory first, such as a kept
+/// memo of gigabytes.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     refuse_unless_file_or_absent(path, Role::Written("an output file"))?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(dir) = dir {
@@ -39,8 +49,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         std::process::id()
     ));
     let result = (|| -> anyhow::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+        write(&mut out)?;
+        let f = out.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
         Ok(())
@@ -56,6 +67,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 pub fn read_result_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     refuse_unless_file_or_absent(path, Role::Read("read as a result file"))?;
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// A size for messages: MiB (rounded up, so nothing reads as 0), GiB
+/// from 10 GiB.
+pub fn size_text(bytes: u64) -> String {
+    if bytes >= 10 << 30 {
+        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+    } else {
+        format!("{} MiB", bytes.div_ceil(1 << 20))
+    }
 }
 
 /// A throughput for run tables and progress lines: whole numbers from 100 up, three

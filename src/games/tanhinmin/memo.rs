@@ -29,6 +29,7 @@
 //! used to search.
 
 use std::cell::Cell;
+use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const LINE_BYTES: usize = 64;
@@ -237,6 +238,93 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// No entry stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Writes every entry, for [`Self::read_entries_into`]: the entry
+    /// width in bytes (one byte), their count (u64), then each entry
+    /// (`key << 1 | verdict`), all little-endian. Entries are verdicts
+    /// proved under the rules the keys encode, and hold in any deal of
+    /// them, so a table written when a run stops can be read into the
+    /// tables of the run that resumes it.
+    pub fn write_entries(&self, out: &mut dyn Write) -> io::Result<u64> {
+        let width = std::mem::size_of::<S>();
+        let count = self.len() as u64;
+        out.write_all(&[width as u8])?;
+        out.write_all(&count.to_le_bytes())?;
+        let mut written = 0;
+        for slot in self.slots.iter() {
+            let e = slot.load();
+            if e != 0 {
+                out.write_all(&e.to_le_bytes()[..width])?;
+                written += 1;
+            }
+        }
+        // Only a table no search is writing to can be written out whole.
+        if written != count {
+            return Err(io::Error::other("the table changed while it was written"));
+        }
+        Ok(count)
+    }
+
+    /// Reads entries written by [`Self::write_entries`] and offers each to
+    /// every table of `into` (see [`Self::offer`]); returns how many were
+    /// read. An entry that no table of this kind could hold (the zero
+    /// entry, a key too long) is refused as damage, and nothing read is
+    /// allocated by its count: a count past the end is a short file.
+    pub fn read_entries_into(into: &[&Self], input: &mut dyn Read) -> io::Result<u64> {
+        let width = std::mem::size_of::<S>();
+        let damaged = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
+        let mut head = [0u8; 9];
+        input.read_exact(&mut head)?;
+        if head[0] as usize != width {
+            return Err(damaged(format!(
+                "a table of {}-byte entries where {width}-byte ones belong",
+                head[0]
+            )));
+        }
+        let count = u64::from_le_bytes(head[1..].try_into().expect("8 bytes"));
+        let mut bytes = [0u8; 16];
+        for i in 0..count {
+            input.read_exact(&mut bytes[..width])?;
+            let entry = u128::from_le_bytes(bytes);
+            let key = entry >> 1;
+            if key == 0 || key > S::MAX_KEY {
+                return Err(damaged(format!("entry {i} of {count} is no memo entry")));
+            }
+            for table in into {
+                table.offer(entry);
+            }
+        }
+        Ok(count)
+    }
+
+    /// Stores an entry read back from a file where it costs nothing known:
+    /// in an empty slot or over its own key, else over the entry with the
+    /// fewest cards if that has fewer than it. Unlike [`Self::insert`],
+    /// which evicts for every new verdict, it never drops a larger
+    /// position for a smaller one, so tables of two threads read into one
+    /// keep the positions that took longest to prove.
+    fn offer(&self, entry: u128) {
+        let key = entry >> 1;
+        let len = 128 - entry.leading_zeros();
+        let bucket = self.bucket(key);
+        let mut victim = None;
+        let mut victim_len = len;
+        for slot in bucket {
+            let e = slot.load();
+            if e == 0 || e >> 1 == key {
+                slot.store(entry);
+                return;
+            }
+            let l = 128 - e.leading_zeros();
+            if l < victim_len {
+                victim = Some(slot);
+                victim_len = l;
+            }
+        }
+        if let Some(slot) = victim {
+            slot.store(entry);
+        }
     }
 }
 
@@ -478,5 +566,103 @@ mod tests {
         };
         assert!(kept(&|k| shared.get(k), 52) > 990);
         assert!(kept(&|k| private.get(k), 100) > 990);
+    }
+
+    /// Random keys of at most `bits` bits, each with a verdict.
+    fn random_entries(count: usize, bits: u32, seed: u64) -> Vec<(u128, bool)> {
+        let mut x = seed;
+        (0..count)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let high = u128::from(x.rotate_left(17)) << 64;
+                let key = ((high | u128::from(x)) >> (128 - bits)) | 1;
+                (key, (x >> 40) & 1 == 1)
+            })
+            .collect()
+    }
+
+    /// Written and read back into a table of the same size, a table answers
+    /// every lookup as before, the field-dominance answers too; read into
+    /// a smaller one, it gives no wrong verdict and keeps the larger keys.
+    #[test]
+    fn entries_written_and_read_back_answer_as_before() {
+        fn round_trip<S: Slot>(bits: u32, make: fn(usize) -> BucketMemo<S>) {
+            let original = make(64 * 64);
+            let mut truth = HashMap::new();
+            for (key, verdict) in random_entries(3_000, bits, 7) {
+                original.insert(key, verdict);
+                truth.insert(key, verdict);
+            }
+            let mut file = Vec::new();
+            let written = original.write_entries(&mut file).unwrap();
+            assert_eq!(written as usize, original.len());
+            let same = make(64 * 64);
+            let small = make(64 * 4);
+            let read = BucketMemo::read_entries_into(&[&same, &small], &mut file.as_slice());
+            assert_eq!(read.unwrap(), written);
+            let probes = random_entries(3_000, bits, 7)
+                .into_iter()
+                .chain(random_entries(3_000, bits, 8))
+                .map(|(k, _)| k);
+            for key in probes {
+                assert_eq!(same.get(key), original.get(key), "{key:x}");
+                if let (Some(v), Some(&t)) = (small.get(key), truth.get(&key)) {
+                    assert_eq!(v, t, "{key:x}");
+                }
+            }
+            assert_eq!(
+                small.len(),
+                4 * BucketMemo::<S>::SLOTS,
+                "the small table is full"
+            );
+            // Offering never drops a longer key for a shorter one.
+            let tiny = make(64);
+            let long = (1u128 << (bits - 1)) | 2;
+            tiny.offer(long << 1 | 1);
+            for short in 1..40u128 {
+                tiny.offer((short << 8) << 1);
+            }
+            assert_eq!(tiny.get(long), Some(true));
+        }
+        round_trip::<AtomicU64>(63, SharedMemo::with_bytes);
+        round_trip::<Cell<u128>>(127, PrivateMemo::with_bytes);
+    }
+
+    /// A damaged table is refused: a zero entry, the other kind's width, a
+    /// count past the end of the file.
+    #[test]
+    fn damaged_entries_are_refused() {
+        let memo = SharedMemo::with_bytes(64 * 8);
+        memo.insert(0x1234, true);
+        let mut file = Vec::new();
+        memo.write_entries(&mut file).unwrap();
+        let read = |bytes: &[u8]| SharedMemo::read_entries_into(&[&memo], &mut &bytes[..]);
+        assert!(read(&file).is_ok());
+        let mut zero = file.clone();
+        zero[9..17].fill(0);
+        assert!(
+            read(&zero)
+                .unwrap_err()
+                .to_string()
+                .contains("no memo entry")
+        );
+        let mut wide = file.clone();
+        wide[0] = 16;
+        assert!(
+            read(&wide)
+                .unwrap_err()
+                .to_string()
+                .contains("16-byte entries")
+        );
+        let mut long = file.clone();
+        long[1..9].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(
+            read(&long).unwrap_err().kind(),
+            io::ErrorKind::UnexpectedEof
+        );
+        let private = PrivateMemo::with_bytes(64 * 8);
+        assert!(PrivateMemo::read_entries_into(&[&private], &mut file.as_slice()).is_err());
     }
 }

@@ -120,6 +120,12 @@ impl Solver {
         }
     }
 
+    /// This solver's own memo (a run keeping its memo over a stop writes
+    /// it out and reads it back).
+    pub fn private_memo(&self) -> &PrivateMemo {
+        &self.private
+    }
+
     /// Entries in the private memo (a scan; for tests).
     pub fn memo_len(&self) -> usize {
         self.private.len()

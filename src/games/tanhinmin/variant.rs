@@ -344,6 +344,15 @@ impl VariantSolver {
         }
     }
 
+    /// This solver's own tables: the variant's keys too long for the
+    /// shared table, then the plain game's positions. They hold verdicts
+    /// under these rules only, whatever the deal, so a run keeping its
+    /// memo over a stop writes them out and reads them back, each kind
+    /// into its own kind.
+    pub fn own_memos(&self) -> [&PrivateMemo; 2] {
+        [&self.private, self.plain.private_memo()]
+    }
+
     /// Does the player to move in `p` win the plain game? By the plain
     /// solver this one hands its plain positions to, so the two share
     /// what they learn.

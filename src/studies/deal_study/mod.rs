@@ -275,8 +275,12 @@ pub trait DealStudy: Sync {
     type Worker: Send;
     /// The deals to evaluate.
     fn source(&self) -> &DealSource;
-    /// Fresh per-thread scratch.
+    /// Per-thread scratch; see [`Workload::new_worker`].
     fn new_worker(&self) -> Self::Worker;
+    /// See [`Workload::retire`].
+    fn retire(&self, workers: Vec<Self::Worker>) {
+        drop(workers);
+    }
     /// Adds one deal to `counts`.
     fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
     /// Must not depend on the order of merging.
@@ -308,6 +312,10 @@ impl<T: DealStudy> Workload for T {
 
     fn new_worker(&self) -> T::Worker {
         DealStudy::new_worker(self)
+    }
+
+    fn retire(&self, workers: Vec<T::Worker>) {
+        DealStudy::retire(self, workers)
     }
 
     fn for_each_instance(&self, chunk: &Chunk, f: impl FnMut(&DealInstance)) {

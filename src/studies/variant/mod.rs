@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::games::tanhinmin::formula::mu_pair_counts;
-use crate::games::tanhinmin::memo::SharedMemo;
+use crate::games::tanhinmin::memo::{PrivateMemo, SharedMemo};
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::variant::{
     Rules, SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, VariantSolver,
@@ -30,11 +30,12 @@ use crate::studies::deal_study::{
     self, DealInstance, DealSource, DealStudy, FailureList, Located, SAMPLED_MEMO_CAP_LOG2,
     memo_budget, memo_size, validate_small_deck,
 };
-use crate::study::{BuildContext, Outline, Study, Summary};
+use crate::study::{BuildContext, KeptMemo, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
+use std::io::{self, Read, Write};
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 /// The rules a config asks for: `[rules]` (study `variant`) or `[cut]`
 /// (study `cut`). Call after validation.
@@ -192,6 +193,12 @@ pub struct VariantStudy {
     plain_memo_bytes: usize,
     /// The run's stop request, which a deal's search polls.
     stop: Arc<AtomicBool>,
+    /// Worker threads, each with a solver.
+    threads: usize,
+    /// Solvers of workers the engine retired, or read back from a kept
+    /// memo, for the next workers: their private tables hold what the
+    /// large positions took to prove.
+    parked: Mutex<Vec<VariantSolver>>,
 }
 
 impl DealStudy for VariantStudy {
@@ -203,15 +210,15 @@ impl DealStudy for VariantStudy {
     }
 
     fn new_worker(&self) -> Self::Worker {
+        let parked = self.parked.lock().expect("parked solvers poisoned").pop();
         VariantWorker {
-            variant: VariantSolver::with_shared(
-                self.rules,
-                self.shared.clone(),
-                self.local_bytes,
-                self.plain_memo_bytes,
-            )
-            .with_stop(self.stop.clone()),
+            variant: parked.unwrap_or_else(|| self.new_solver()),
         }
+    }
+
+    fn retire(&self, workers: Vec<Self::Worker>) {
+        let mut parked = self.parked.lock().expect("parked solvers poisoned");
+        parked.extend(workers.into_iter().map(|w| w.variant));
     }
 
     fn evaluate(&self, w: &mut Self::Worker, inst: &DealInstance, c: &mut VariantCounts) {
@@ -267,6 +274,43 @@ impl DealStudy for VariantStudy {
     }
 }
 
+/// The shared table, then how many solvers' own tables follow, and each
+/// solver's ([`VariantSolver::own_memos`]). Every solver's tables are read
+/// into every solver: a deal under way at the stop may resume on any
+/// thread, and reading keeps the larger positions where two collide.
+impl KeptMemo for VariantStudy {
+    fn write_memo(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.shared.write_entries(out)?;
+        let parked = self.parked.lock().expect("parked solvers poisoned");
+        out.write_all(&(parked.len() as u32).to_le_bytes())?;
+        for solver in parked.iter() {
+            for memo in solver.own_memos() {
+                memo.write_entries(out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_memo(&self, input: &mut dyn Read) -> io::Result<()> {
+        SharedMemo::read_entries_into(&[&self.shared], input)?;
+        let mut parked = self.parked.lock().expect("parked solvers poisoned");
+        while parked.len() < self.threads {
+            let solver = self.new_solver();
+            parked.push(solver);
+        }
+        let mut count = [0u8; 4];
+        input.read_exact(&mut count)?;
+        for _ in 0..u32::from_le_bytes(count) {
+            for kind in 0..2 {
+                let tables: Vec<&PrivateMemo> =
+                    parked.iter().map(|s| s.own_memos()[kind]).collect();
+                PrivateMemo::read_entries_into(&tables, input)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A thread's solver: the variant's, whose plain game's solver also tells
 /// when the rules changed the winner.
 pub struct VariantWorker {
@@ -274,6 +318,16 @@ pub struct VariantWorker {
 }
 
 impl VariantStudy {
+    fn new_solver(&self) -> VariantSolver {
+        VariantSolver::with_shared(
+            self.rules,
+            self.shared.clone(),
+            self.local_bytes,
+            self.plain_memo_bytes,
+        )
+        .with_stop(self.stop.clone())
+    }
+
     /// The rules as the summary names them, e.g. "cut 6" or "cut 6, back 9".
     fn rule_text(&self) -> String {
         let mut parts = Vec::new();
@@ -339,7 +393,13 @@ impl Study for VariantStudy {
             local_bytes,
             plain_memo_bytes,
             stop: ctx.stop.clone(),
+            threads,
+            parked: Mutex::new(Vec::new()),
         })
+    }
+
+    fn kept_memo(&self) -> Option<&dyn KeptMemo> {
+        Some(self)
     }
 
     fn tables(&self, cells: &[&VariantCounts]) -> Vec<(&'static str, Vec<u8>)> {

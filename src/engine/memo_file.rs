@@ -1,0 +1,212 @@
+//! A stopped run's memo on disk (`--keep-memo`).
+//!
+//! A stop abandons the instances under way and a resume starts them over,
+//! so an instance longer than every sitting (a batch job's time limit, a
+//! working day) would never finish. A study that keeps a memo across
+//! instances can write it out when the run stops, and the resumed run
+//! reads it back before any chunk starts: what the abandoned instances
+//! proved is then found instead of proved again.
+//!
+//! The study says what its tables hold; this file only frames the bytes.
+//! A first line names the format, a second the run (the checkpoint's
+//! fingerprint: config, version, shard), then come the study's bytes and a
+//! CRC-32 of them. A memo is trusted with verdicts, so one of another run,
+//! or damaged, is refused rather than read: deleting it loses only time.
+
+use crate::error::{Role, refuse, refuse_unless_file_or_absent};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
+
+/// The first line of a kept memo.
+const FORMAT: &str = "runner kept memo 1";
+
+/// Writes a kept memo for the run `run` to `path` atomically: `body`
+/// writes the study's tables. Returns the file's size in bytes.
+pub fn write(
+    path: &Path,
+    run: &str,
+    body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> anyhow::Result<u64> {
+    crate::export::write_atomic_with(path, |out| {
+        writeln!(out, "{FORMAT}\n{run}")?;
+        let mut sealed = Crc {
+            inner: out,
+            crc: crc32fast::Hasher::new(),
+        };
+        body(&mut sealed)?;
+        let crc = sealed.crc.finalize();
+        out.write_all(&crc.to_le_bytes())?;
+        Ok(())
+    })?;
+    Ok(std::fs::metadata(path)?.len())
+}
+
+/// Reads the kept memo at `path` into the study through `body`, if there
+/// is one; returns its size in bytes, or `None` if there is no file. A
+/// memo of another run, or one damaged or cut short, is refused (exit 2)
+/// with a line saying to delete it.
+pub fn read(
+    path: &Path,
+    run: &str,
+    body: impl FnOnce(&mut dyn Read) -> io::Result<()>,
+) -> anyhow::Result<Option<u64>> {
+    refuse_unless_file_or_absent(path, Role::Read("read as a kept memo"))?;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(refuse(format!("{}: cannot read: {e}", path.display()))),
+    };
+    let size = file.metadata()?.len();
+    let unusable = |what: String| {
+        refuse(format!(
+            "{}: {what}; delete it to resume without it (the deals under way then start over)",
+            path.display()
+        ))
+    };
+    let mut input = BufReader::with_capacity(1 << 20, file);
+    let format = header_line(&mut input).map_err(|e| unusable(e.to_string()))?;
+    if format != FORMAT {
+        return Err(unusable("not a memo kept by this runner".into()));
+    }
+    let found = header_line(&mut input).map_err(|e| unusable(e.to_string()))?;
+    if found != run {
+        return Err(unusable(format!(
+            "the memo of another run ({found}; this run is {run})"
+        )));
+    }
+    let mut sealed = Crc {
+        inner: &mut input,
+        crc: crc32fast::Hasher::new(),
+    };
+    let damaged = |e: io::Error| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            unusable("it ends early (cut short)".into())
+        } else {
+            unusable(format!("damaged: {e}"))
+        }
+    };
+    body(&mut sealed).map_err(damaged)?;
+    let crc = sealed.crc.finalize();
+    let mut stored = [0u8; 4];
+    input.read_exact(&mut stored).map_err(damaged)?;
+    if u32::from_le_bytes(stored) != crc {
+        return Err(unusable(
+            "its checksum does not match (damaged or edited)".into(),
+        ));
+    }
+    if input.read(&mut [0u8; 1])? != 0 {
+        return Err(unusable("bytes follow its end (damaged or edited)".into()));
+    }
+    Ok(Some(size))
+}
+
+/// One header line, without its newline; at most a few hundred bytes, so a
+/// file of something else is not read whole looking for one.
+fn header_line(input: &mut impl BufRead) -> io::Result<String> {
+    let mut line = Vec::new();
+    input.take(512).read_until(b'\n', &mut line)?;
+    if line.pop() != Some(b'\n') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a memo kept by this runner",
+        ));
+    }
+    String::from_utf8(line)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not a memo kept by this runner"))
+}
+
+/// A reader or writer that keeps a CRC-32 of the bytes through it.
+struct Crc<'a, T: ?Sized> {
+    inner: &'a mut T,
+    crc: crc32fast::Hasher,
+}
+
+impl<T: Write + ?Sized> Write for Crc<'_, T> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(bytes)?;
+        self.crc.update(&bytes[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<T: Read + ?Sized> Read for Crc<'_, T> {
+    fn read(&mut self, bytes: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(bytes)?;
+        self.crc.update(&bytes[..n]);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("memo-file-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("memo.bin")
+    }
+
+    fn read_back(path: &Path, run: &str) -> anyhow::Result<Vec<u8>> {
+        let mut got = Vec::new();
+        read(path, run, |r| {
+            let mut n = [0u8; 1];
+            r.read_exact(&mut n)?;
+            got.resize(n[0] as usize, 0);
+            r.read_exact(&mut got)
+        })?;
+        Ok(got)
+    }
+
+    /// What is written is read back by the same run; another run's memo,
+    /// a flipped byte, a cut-short file and trailing bytes are refused,
+    /// each as a refusal (exit 2) naming the file.
+    #[test]
+    fn a_memo_is_read_back_only_whole_and_by_its_own_run() {
+        let path = scratch("round");
+        let body: Vec<u8> = (0..200u8).collect();
+        let size = write(&path, "config abc version 1 shard 0 of 1", |w| {
+            w.write_all(&[body.len() as u8])?;
+            w.write_all(&body)
+        })
+        .unwrap();
+        assert_eq!(size, std::fs::metadata(&path).unwrap().len());
+        assert_eq!(
+            read_back(&path, "config abc version 1 shard 0 of 1").unwrap(),
+            body
+        );
+        let refused = |bytes: &[u8], run: &str| {
+            std::fs::write(&path, bytes).unwrap();
+            let e = read_back(&path, run).unwrap_err();
+            assert!(e.downcast_ref::<crate::error::Refused>().is_some(), "{e}");
+            assert!(e.to_string().contains("memo.bin"), "{e}");
+            e.to_string()
+        };
+        let good = std::fs::read(&path).unwrap();
+        let other = refused(&good, "config def version 1 shard 0 of 1");
+        assert!(other.contains("another run"), "{other}");
+        let mut flipped = good.clone();
+        let middle = good.len() - 50;
+        flipped[middle] ^= 4;
+        assert!(refused(&flipped, "config abc version 1 shard 0 of 1").contains("checksum"));
+        assert!(
+            refused(&good[..good.len() - 2], "config abc version 1 shard 0 of 1")
+                .contains("ends early")
+        );
+        let mut longer = good.clone();
+        longer.push(0);
+        assert!(refused(&longer, "config abc version 1 shard 0 of 1").contains("bytes follow"));
+        assert!(refused(b"{\"not\": 1}", "x").contains("not a memo kept by this runner"));
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            read(&path, "x", |_| panic!("nothing to read"))
+                .unwrap()
+                .is_none()
+        );
+    }
+}
