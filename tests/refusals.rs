@@ -18,15 +18,21 @@ fn refused(name: &str, body: &str, key: &str) {
         out.to_str().unwrap(),
         "-q",
     ]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
-    assert_eq!(err.trim().lines().count(), 1, "{name}: one line: {err}");
+    let err = one_line_refusal(&o, name);
     assert!(err.contains("c.toml"), "{name}: names the file: {err}");
     assert!(err.contains(key), "{name}: names {key}: {err}");
     assert!(!out.exists(), "{name}: no work started");
 }
 
 const HEAD: &str = "[experiment]\nname = \"t\"\n";
+
+/// The one line of a refusal (exit 2); `what` names the case in failures.
+fn one_line_refusal(o: &std::process::Output, what: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{what}: one line: {err}");
+    err
+}
 
 #[test]
 fn configs_that_would_overflow_or_mislead_are_refused() {
@@ -220,9 +226,7 @@ fn damaged_tables_given_to_plot_and_report_are_refused() {
         let pictures_before = std::fs::read(dir.join("rates.svg")).unwrap();
         for command in *commands {
             let o = run(&[*command, dir.to_str().unwrap()]);
-            let err = stderr(&o);
-            assert_eq!(o.status.code(), Some(2), "{command} {name}: {err}");
-            assert_eq!(err.trim().lines().count(), 1, "{command} {name}: {err}");
+            let err = one_line_refusal(&o, &format!("{command} {name}"));
             assert!(
                 err.contains(dir.to_str().unwrap()) && err.contains(file),
                 "{command} {name}: names the directory and {file}: {err}"
@@ -396,10 +400,7 @@ fn a_config_fifo_without_a_writer_is_refused_and_one_with_a_writer_read() {
         "--calibrate-secs",
         "0",
     ];
-    let o = run_within_a_minute(&plan);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = one_line_refusal(&run_within_a_minute(&plan), "a FIFO");
     assert!(
         err.contains("c.toml") && err.contains("nothing to read"),
         "{err}"
@@ -430,9 +431,7 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_alone() {
     let deal8 = concat!("plain=", env!("CARGO_MANIFEST_DIR"), "/results/deal8");
     for target in [&fifo, &a_dir] {
         let o = run(&["compare", "--out", target.to_str().unwrap(), deal8]);
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{}: {err}", target.display());
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = one_line_refusal(&o, &target.display().to_string());
         assert!(err.contains("not a regular file"), "{err}");
         // A path the user chose for an output: another one will do.
         assert!(err.contains("choose another path"), "{err}");
@@ -471,9 +470,7 @@ fn a_run_refuses_an_unfit_output_before_any_work() {
             std::fs::create_dir_all(&target).unwrap();
         }
         let o = run(&["--config", quick, "--out", out.to_str().unwrap(), "-q"]);
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = one_line_refusal(&o, name);
         assert!(
             err.contains(name) && err.contains("not a regular file"),
             "{err}"
@@ -580,10 +577,7 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
     assert_ne!(edited.as_bytes(), good, "the edit changed a number");
     std::fs::write(&stats, edited).unwrap();
     for args in &readers {
-        let o = run(args);
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = one_line_refusal(&run(args), &format!("{args:?}"));
         assert!(
             err.contains("stats.csv") && err.contains("SHA-256"),
             "{err}"

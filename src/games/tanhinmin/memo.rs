@@ -640,28 +640,17 @@ mod tests {
         memo.write_entries(&mut file).unwrap();
         let read = |bytes: &[u8]| SharedMemo::read_entries_into(&[&memo], &mut &bytes[..]);
         assert!(read(&file).is_ok());
-        let mut zero = file.clone();
-        zero[9..17].fill(0);
-        assert!(
-            read(&zero)
-                .unwrap_err()
-                .to_string()
-                .contains("no memo entry")
-        );
-        let mut wide = file.clone();
-        wide[0] = 16;
-        assert!(
-            read(&wide)
-                .unwrap_err()
-                .to_string()
-                .contains("16-byte entries")
-        );
-        let mut long = file.clone();
-        long[1..9].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert_eq!(
-            read(&long).unwrap_err().kind(),
-            io::ErrorKind::UnexpectedEof
-        );
+        let damaged = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut bytes = file.clone();
+            edit(&mut bytes);
+            read(&bytes).unwrap_err()
+        };
+        let zero = damaged(&|b| b[9..17].fill(0));
+        assert!(zero.to_string().contains("no memo entry"), "{zero}");
+        let wide = damaged(&|b| b[0] = 16);
+        assert!(wide.to_string().contains("16-byte entries"), "{wide}");
+        let long = damaged(&|b| b[1..9].copy_from_slice(&u64::MAX.to_le_bytes()));
+        assert_eq!(long.kind(), io::ErrorKind::UnexpectedEof);
         let private = PrivateMemo::with_bytes(64 * 8);
         assert!(PrivateMemo::read_entries_into(&[&private], &mut file.as_slice()).is_err());
     }
