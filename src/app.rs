@@ -226,6 +226,12 @@ fn run(args: &RunArgs) -> i32 {
             return exit::USAGE;
         }
     };
+    if args.keep_memo
+        && let Err(e) = studies::check_keep_memo(&config)
+    {
+        eprintln!("error: {e}");
+        return exit::USAGE;
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = args.threads.map(usize::from).unwrap_or(cores);
     // Results are the same for any count, so far more threads than cores

@@ -176,6 +176,9 @@ pub struct SlurmArgs {
         allow_hyphen_values = true
     )]
     pub sbatch_options: String,
+    /// Run the tasks with --keep-memo, and have SLURM signal each 5 minutes before its time limit (--signal=B:TERM@300) so that it can write its memo: for variant deals longer than one task's time.
+    #[arg(long)]
+    pub keep_memo: bool,
 }
 
 /// Most shards a run may be cut into: far more than any cluster runs as

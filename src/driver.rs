@@ -195,12 +195,13 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let started_unix = manifest::unix_now();
     // The study refuses a bad config before anything is written.
     let study = S::build(config, &ctx.build_context())?;
-    if ctx.keep_memo && study.kept_memo().is_none() {
-        return Err(refuse(format!(
-            "--keep-memo: study `{}` keeps no memo across deals worth saving; only the variant studies (variant, cut) do",
-            config.experiment.study
-        )));
-    }
+    // The top layer refused --keep-memo by S::KEEPS_MEMO; a study whose
+    // constant promises more than it keeps is a bug, not a bad flag.
+    anyhow::ensure!(
+        S::KEEPS_MEMO == study.kept_memo().is_some(),
+        "study `{}`: KEEPS_MEMO does not match kept_memo()",
+        config.experiment.study
+    );
     let _only_writer = lock_out_dir(&ctx.out_dir)?;
     refuse_unfit_outputs(&study, &ctx.out_dir, ctx.shard.is_none_or(|(n, _)| n == 1))?;
     let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);

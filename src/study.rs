@@ -123,6 +123,10 @@ pub trait Study: Workload + Sized {
     fn run_details(&self, cells: &[CellResult<Self::Counts>]) -> Vec<u8>;
     /// What the counts conclude, and the lines printed at the end.
     fn summary(&self, cells: &[&Self::Counts], out_dir: &Path) -> Summary;
+    /// Whether [`Self::kept_memo`] gives a memo: read by the registry, so
+    /// that `--keep-memo` is refused for a study without one before it is
+    /// built or scripted for a cluster.
+    const KEEPS_MEMO: bool = false;
     /// The memo this study keeps across instances, if it is worth saving
     /// over a stop (`--keep-memo`); none by default.
     fn kept_memo(&self) -> Option<&dyn KeptMemo> {

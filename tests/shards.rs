@@ -568,6 +568,44 @@ fn slurm_scripts_are_written_for_a_config() {
     assert!(merge.contains(" merge "));
     let submit = std::fs::read_to_string(dir.join("s/submit.sh")).unwrap();
     assert!(submit.contains("--dependency=afterok"));
+    assert!(!array.contains("--resume --keep-memo") && !array.contains("#SBATCH --signal"));
+    // --keep-memo: the tasks keep their memo over a stop, and are signalled
+    // ahead of the time limit to write it; refused for a study without one.
+    let scripts = |cfg: &Path, to: &str| {
+        run(&[
+            "slurm",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--shards",
+            "5",
+            "--keep-memo",
+            "--dir",
+            dir.join(to).to_str().unwrap(),
+        ])
+    };
+    let o = scripts(&cfg, "plain");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--keep-memo: study `tanhinmin`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("plain").exists());
+    let variant = write_config(
+        &dir,
+        "v.toml",
+        "[experiment]\nname = \"v\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 1\ndeals = 10\n[rules]\nback = 9\n[hands]\nsizes = [[13, 13]]\n",
+    );
+    ok(&scripts(&variant, "v"));
+    let array = std::fs::read_to_string(dir.join("v/array.sbatch")).unwrap();
+    assert!(array.contains("--resume --keep-memo"), "{array}");
+    assert!(array.contains("#SBATCH --signal=B:TERM@300"), "{array}");
+    let check = Command::new("bash")
+        .arg("-n")
+        .arg(dir.join("v/array.sbatch"))
+        .status()
+        .unwrap();
+    assert!(check.success());
 }
 
 /// Hostile values never reach a shell: quotes, `$`, backticks and newlines

@@ -40,6 +40,8 @@ pub struct StudyEntry {
     pub samples: bool,
     /// Reads `[solver]`: searches positions with a memo.
     pub solves: bool,
+    /// Can keep its memo over a stop ([`Study::KEEPS_MEMO`], `--keep-memo`).
+    pub keeps_memo: bool,
 }
 
 /// The registry line of a study of deals, which samples and solves.
@@ -59,6 +61,7 @@ where
         merge: driver::merge::<S>,
         samples: true,
         solves: true,
+        keeps_memo: S::KEEPS_MEMO,
     }
 }
 
@@ -86,6 +89,24 @@ pub const REGISTRY: &[StudyEntry] = &[
     suite::<impartial::Impartial>("impartial"),
     suite::<mahjong::Mahjong>("mahjong"),
 ];
+
+/// Refuses `--keep-memo` for `config`'s study if it keeps no memo worth
+/// saving, before the study is built or scripted.
+pub fn check_keep_memo(config: &Config) -> Result<(), Refused> {
+    if find(&config.experiment.study).is_some_and(|e| e.keeps_memo) {
+        return Ok(());
+    }
+    let keeping: Vec<&str> = REGISTRY
+        .iter()
+        .filter(|e| e.keeps_memo)
+        .map(|e| e.name)
+        .collect();
+    Err(Refused(format!(
+        "--keep-memo: study `{}` keeps no memo across deals worth saving; only {} do",
+        config.experiment.study,
+        keeping.join(", ")
+    )))
+}
 
 /// The names of every study, in registry order.
 pub fn names() -> Vec<&'static str> {

@@ -398,6 +398,8 @@ impl Study for VariantStudy {
         })
     }
 
+    const KEEPS_MEMO: bool = true;
+
     fn kept_memo(&self) -> Option<&dyn KeptMemo> {
         Some(self)
     }
