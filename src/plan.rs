@@ -5,7 +5,9 @@
 
 use crate::cli::PlanArgs;
 use crate::config::Config;
-use crate::driver::{CHECKPOINT_FILE, Calibration, Deadline, RunContext, checkpoint_progress};
+use crate::driver::{
+    CHECKPOINT_FILE, Calibration, Deadline, MEMO_FILE, RunContext, checkpoint_progress,
+};
 use crate::engine;
 use crate::exit;
 use crate::export::{duration_text, size_text};
@@ -125,6 +127,16 @@ fn print_checkpoint(config: &Config, outline: &Outline, out: &Path) {
             )
         }
         Err(e) => println!("checkpoint: a run with --resume would refuse it: {e}"),
+    }
+    let memo = out.join(MEMO_FILE);
+    if let Ok(meta) = std::fs::metadata(&memo)
+        && meta.is_file()
+    {
+        println!(
+            "kept memo: {} in {}, which --resume reads back (the deals under way carry on)",
+            size_text(meta.len()),
+            memo.display()
+        );
     }
 }
 

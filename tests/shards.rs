@@ -939,6 +939,11 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     assert!(stderr(&o).contains("kept the memo in"), "{}", stderr(&o));
     let memo = out.join("memo.bin");
     let kept = std::fs::read(&memo).unwrap();
+    let said = plan_without_timing(&cfg, &out);
+    assert!(
+        said.contains("kept memo: ") && said.contains("memo.bin"),
+        "{said}"
+    );
 
     // Damaged, or another run's: refused, and left for the user to delete.
     let mut flipped = kept.clone();
