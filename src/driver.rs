@@ -246,13 +246,20 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             if let Some(memo) = study.kept_memo().filter(|_| ctx.keep_memo) {
                 let path = out.join(MEMO_FILE);
                 let started = Instant::now();
-                let bytes = memo_file::write(&path, &run_name, |w| memo.write_memo(w))?;
-                eprintln!(
-                    "kept the memo in {} ({}, {:.0} s); --resume reads it back and carries on the deals under way",
-                    path.display(),
-                    crate::export::size_text(bytes),
-                    started.elapsed().as_secs_f64()
-                );
+                // The checkpoint is whole either way: a memo that cannot be
+                // written (a full disk) costs the next run time, not results,
+                // so the run still ends as interrupted.
+                match memo_file::write(&path, &run_name, |w| memo.write_memo(w)) {
+                    Ok(bytes) => eprintln!(
+                        "kept the memo in {} ({}, {:.0} s); --resume reads it back and carries on the deals under way",
+                        path.display(),
+                        crate::export::size_text(bytes),
+                        started.elapsed().as_secs_f64()
+                    ),
+                    Err(e) => eprintln!(
+                        "could not write the memo: {e:#}; the checkpoint is whole, and --resume does without this stop's memo"
+                    ),
+                }
             }
             return Ok(RunOutcome::Interrupted);
         }
@@ -453,6 +460,7 @@ fn read_kept_memo<S: Study>(
 
 /// Removes a kept memo, once the run it belongs to is finished or gone.
 fn remove_kept_memo(path: &Path) -> anyhow::Result<()> {
+    refuse_unless_file_or_absent(path, Role::Written("the kept memo"))?;
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             Err(anyhow::Error::new(e).context(format!("cannot remove {}", path.display())))

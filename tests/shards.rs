@@ -986,6 +986,23 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
         "the resumed deal searched {resumed} positions, the whole deal {unstopped}"
     );
 
+    // A memo that cannot be written (here a directory is in its way, as a
+    // full disk would fail it) leaves the checkpoint whole and the run
+    // interrupted, with a line saying so.
+    let blocked = dir.join("blocked");
+    let child = start(&cfg, &blocked, &[&flags[..], &["--keep-memo"]].concat());
+    std::thread::sleep(Duration::from_millis(1000));
+    std::fs::create_dir_all(blocked.join("memo.bin")).unwrap();
+    assert!(send(&child, "TERM"));
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("could not write the memo"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(blocked.join("checkpoint.jsonl").is_file());
+
     let o = run(&run_args(
         &write_config(&dir, "plain.toml", SAMPLE),
         &dir.join("plain"),
