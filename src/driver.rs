@@ -308,7 +308,9 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         },
     )?;
     journal.remove()?;
-    remove_kept_memo(&out.join(MEMO_FILE))?;
+    if study.kept_memo().is_some() {
+        remove_kept_memo(&out.join(MEMO_FILE))?;
+    }
     print_summary(ctx, config, &summary, &written);
     Ok(RunOutcome::Finished(summary.check))
 }
@@ -431,19 +433,22 @@ fn remove_stale_temp_files(dir: &Path) {
     }
 }
 
-/// Reads the memo a stopped run kept at `path` back into the study, on a
-/// resume; any other run starts without it, and a memo left there (of a
-/// run started over, or stopped before its checkpoint) is removed, since
-/// it is not this run's.
+/// Reads the memo a stopped run kept at `path` back into a study that
+/// keeps one, on a resume; any other run of such a study starts without
+/// it, and a memo left there (of a run started over) is removed, since it
+/// is not this run's. Other studies leave the path alone.
 fn read_kept_memo<S: Study>(
     study: &S,
     path: &Path,
     run_name: &str,
     ctx: &RunContext,
 ) -> anyhow::Result<()> {
-    let Some(memo) = study.kept_memo().filter(|_| ctx.resume) else {
-        return remove_kept_memo(path);
+    let Some(memo) = study.kept_memo() else {
+        return Ok(());
     };
+    if !ctx.resume {
+        return remove_kept_memo(path);
+    }
     let started = Instant::now();
     if let Some(bytes) = memo_file::read(path, run_name, |r| memo.read_memo(r))?
         && !matches!(ctx.progress, progress::Mode::Quiet)

@@ -1003,11 +1003,23 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     );
     assert!(blocked.join("checkpoint.jsonl").is_file());
 
-    let o = run(&run_args(
-        &write_config(&dir, "plain.toml", SAMPLE),
-        &dir.join("plain"),
-        &["--keep-memo"],
-    ));
+    // A run started over removes a memo left in its directory (it is not
+    // its own); a study that keeps none leaves the name alone.
+    let quick_variant = write_config(
+        &dir,
+        "quick.toml",
+        "[experiment]\nname = \"q\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 1\ndeals = 20\n[rules]\nback = 9\n[hands]\nsizes = [[8, 8]]\n",
+    );
+    let plain_cfg = write_config(&dir, "plain.toml", SAMPLE);
+    for (cfg, kept) in [(&quick_variant, false), (&plain_cfg, true)] {
+        let stale = dir.join(format!("stale-{kept}"));
+        std::fs::create_dir_all(&stale).unwrap();
+        std::fs::write(stale.join("memo.bin"), b"left over").unwrap();
+        single(cfg, &stale, &[]);
+        assert_eq!(stale.join("memo.bin").exists(), kept, "{}", cfg.display());
+    }
+
+    let o = run(&run_args(&plain_cfg, &dir.join("plain"), &["--keep-memo"]));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("--keep-memo: study `tanhinmin`"),
