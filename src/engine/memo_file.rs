@@ -20,6 +20,9 @@ use std::path::Path;
 /// The first line of a kept memo.
 const FORMAT: &str = "runner kept memo 1";
 
+/// What a file that does not start as a kept memo is said to be.
+const NOT_A_MEMO: &str = "not a memo kept by this runner";
+
 /// Writes a kept memo for the run `run` to `path` atomically: `body`
 /// writes the study's tables. Returns the file's size in bytes.
 pub fn write(
@@ -66,7 +69,7 @@ pub fn read(
     let mut input = BufReader::with_capacity(1 << 20, file);
     let format = header_line(&mut input).map_err(|e| unusable(e.to_string()))?;
     if format != FORMAT {
-        return Err(unusable("not a memo kept by this runner".into()));
+        return Err(unusable(NOT_A_MEMO.into()));
     }
     let found = header_line(&mut input).map_err(|e| unusable(e.to_string()))?;
     if found != run {
@@ -105,14 +108,11 @@ pub fn read(
 fn header_line(input: &mut impl BufRead) -> io::Result<String> {
     let mut line = Vec::new();
     input.take(512).read_until(b'\n', &mut line)?;
+    let not_a_memo = || io::Error::new(io::ErrorKind::InvalidData, NOT_A_MEMO);
     if line.pop() != Some(b'\n') {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "not a memo kept by this runner",
-        ));
+        return Err(not_a_memo());
     }
-    String::from_utf8(line)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not a memo kept by this runner"))
+    String::from_utf8(line).map_err(|_| not_a_memo())
 }
 
 /// A reader or writer that keeps a CRC-32 of the bytes through it.
