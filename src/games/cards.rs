@@ -205,15 +205,7 @@ impl DealSpace {
         boundaries: &[usize],
     ) -> Option<Self> {
         let ranks = deck.copies.len();
-        let mut cuts: Vec<usize> = boundaries
-            .iter()
-            .copied()
-            .filter(|&b| b > 0 && b < ranks)
-            .collect();
-        cuts.sort_unstable();
-        cuts.dedup();
-        let mut segment_start = vec![0];
-        segment_start.extend(&cuts);
+        let segment_start = segment_starts(ranks, boundaries);
         let segments: Vec<Vec<u32>> = segment_start
             .iter()
             .enumerate()
@@ -400,6 +392,21 @@ impl Cursor {
     }
 }
 
+/// The first rank of each segment when `ranks` ranks are split at every
+/// count in `boundaries` (0 always starts one; counts outside the deck and
+/// repeats are ignored), in order.
+pub fn segment_starts(ranks: usize, boundaries: &[usize]) -> Vec<usize> {
+    let mut starts: Vec<usize> = boundaries
+        .iter()
+        .copied()
+        .filter(|&b| b > 0 && b < ranks)
+        .chain([0])
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    starts
+}
+
 /// Physical deals a pattern stands for within one segment: the sum over
 /// every increasing placement of its pairs on the segment's ranks of the
 /// product of C(c, x) C(c - x, y).
@@ -485,6 +492,13 @@ pub fn strengths(counts: &[u8]) -> Vec<u32> {
 mod tests {
     use super::*;
     use crate::random::chunk_rng;
+
+    #[test]
+    fn segments_start_at_zero_and_at_each_boundary_inside_the_deck() {
+        assert_eq!(segment_starts(13, &[9, 0, 13, 5, 9, 20]), vec![0, 5, 9]);
+        assert_eq!(segment_starts(13, &[]), vec![0]);
+        assert_eq!(segment_starts(0, &[3]), vec![0]);
+    }
 
     fn standard() -> Deck {
         Deck {

@@ -29,7 +29,7 @@
 //! The plain twin is the pattern enumeration itself: tests merge every
 //! pattern into its root and hold the weights, counts and μ pairs equal.
 
-use crate::games::cards::{Deal, Deck, MAX_RANKS};
+use crate::games::cards::{Deal, Deck, MAX_RANKS, segment_starts};
 use crate::stats::binomial;
 
 /// One token of a root within a segment.
@@ -91,15 +91,7 @@ impl RootSpace {
     /// count would not fit in u64.
     pub fn new(deck: &Deck, n_first: u32, n_second: u32, boundaries: &[usize]) -> Option<Self> {
         let ranks = deck.copies.len();
-        let mut cuts: Vec<usize> = boundaries
-            .iter()
-            .copied()
-            .filter(|&b| b > 0 && b < ranks)
-            .collect();
-        cuts.sort_unstable();
-        cuts.dedup();
-        let mut starts = vec![0];
-        starts.extend(&cuts);
+        let starts = segment_starts(ranks, boundaries);
         let mut lens = Vec::new();
         let mut copies = Vec::new();
         for (i, &start) in starts.iter().enumerate() {
