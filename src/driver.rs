@@ -947,7 +947,16 @@ fn warn_if_long<S: Study>(
     ctx: &RunContext,
 ) -> anyhow::Result<engine::Ahead<S::Counts>> {
     let mut ahead = engine::Ahead::new(plan.cells());
-    if matches!(ctx.progress, progress::Mode::Quiet) || plan.len() < TIMED_PLAN_CHUNKS {
+    // A resumed run was timed when it first started, and its progress line
+    // gives the time left. Timing it again would cost the most where it
+    // tells the least: the sample runs in rounds that each wait for their
+    // slowest chunk, and the chunks a long run has left are often its
+    // slowest (a resumed 26x26 run under both rules spent a whole sitting
+    // in its sample, one core idle at each round's end).
+    if matches!(ctx.progress, progress::Mode::Quiet)
+        || plan.len() < TIMED_PLAN_CHUNKS
+        || journal.done_count() > 0
+    {
         return Ok(ahead);
     }
     // The sample runs whole chunks, and a chunk can take minutes (one

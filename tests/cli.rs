@@ -638,6 +638,67 @@ fn a_run_over_an_hour_says_so_in_one_line_before_it_starts() {
     assert_eq!(note.lines().count(), 1);
 }
 
+/// A resumed run is not timed again: it was timed when it first started,
+/// its progress line gives the time left, and the sample's rounds each wait
+/// for their slowest chunk, which in a long run's remainder can be hours.
+/// (Timed again, this resume would print the hour-long warning that a
+/// fresh start of the same run prints, above.)
+#[test]
+fn a_resumed_run_starts_without_timing_a_sample_again() {
+    use std::io::BufRead;
+    let dir = scratch("long-resumed");
+    let cfg = dir.join("d12.toml");
+    std::fs::write(&cfg, D12).unwrap();
+    let out = dir.join("out");
+    // A quiet first sitting (quiet runs take no sample), killed once it has
+    // checkpointed a chunk.
+    let mut first = runner()
+        .args(["--config", cfg.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .arg("-q")
+        .spawn()
+        .unwrap();
+    let journal = out.join("checkpoint.jsonl");
+    let waited = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count()) < 2 {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(120),
+            "no chunk checkpointed within two minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = first.kill();
+    let _ = first.wait();
+    let mut resumed = runner()
+        .args(["--config", cfg.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--resume", "--progress-secs", "1"])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let reader = std::io::BufReader::new(resumed.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    for line in reader.lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("progress:");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = resumed.kill();
+    let _ = resumed.wait();
+    assert!(
+        seen.last().is_some_and(|l| l.starts_with("progress:")),
+        "{seen:?}"
+    );
+    assert!(
+        !seen.iter().any(|l| l.starts_with("note: t")),
+        "the resume timed a sample: {seen:?}"
+    );
+}
+
 #[test]
 fn a_second_run_on_a_directory_in_use_is_refused_and_leaves_it_alone() {
     use std::io::BufRead;
