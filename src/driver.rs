@@ -987,9 +987,9 @@ fn warn_if_long<S: Study>(
     let estimate = seconds / sampled.max(1) as f64 * remaining as f64;
     if estimate > LONG_RUN_SECONDS {
         eprintln!(
-            "note: this run will take about {} on {} threads (timed on a sample); Ctrl-C checkpoints it and --resume continues, and `runner plan` gives a cluster recipe",
+            "note: this run will take about {} on {} (timed on a sample); Ctrl-C checkpoints it and --resume continues, and `runner plan` gives a cluster recipe",
             crate::export::duration_text(estimate),
-            ctx.threads
+            crate::export::threads_text(ctx.threads)
         );
     }
     Ok(ahead)

@@ -10,7 +10,7 @@ use crate::driver::{
 };
 use crate::engine;
 use crate::exit;
-use crate::export::{duration_text, size_text};
+use crate::export::{duration_text, size_text, threads_text};
 use crate::studies::{self, load_config};
 use crate::study::Outline;
 use std::path::Path;
@@ -40,10 +40,11 @@ pub fn main(args: &PlanArgs) -> i32 {
     }
     let e = &config.experiment;
     println!(
-        "plan for {}: study {}, {}, {threads} threads",
+        "plan for {}: study {}, {}, {}",
         args.config.display(),
         e.study,
-        e.mode
+        e.mode,
+        threads_text(threads)
     );
     print_cells(&outline);
     let memory = outline.memory + OVERHEAD_BYTES;
@@ -173,8 +174,9 @@ fn print_cells(outline: &Outline) {
 
 fn print_estimate(c: &Calibration, threads: usize) {
     println!(
-        "time: about {} on {threads} threads here (timed {} of {} chunks in {:.2} s; build {:.2} s); the VM varies by 25% or more",
+        "time: about {} on {} here (timed {} of {} chunks in {:.2} s; build {:.2} s); the VM varies by 25% or more",
         duration_text(c.estimate()),
+        threads_text(threads),
         grouped(c.chunks_run.into()),
         grouped(c.chunks_total.into()),
         c.seconds,

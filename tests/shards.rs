@@ -815,6 +815,54 @@ fn edited_shard_results_and_checkpoints_are_refused() {
     );
 }
 
+/// A run of every deal a u64 counts (2^52 chunks) starts at once and
+/// stops at once. Before, a sum over its chunks, to size the progress bar,
+/// kept it busy for hours before the first chunk; and a stopped run walked
+/// every chunk index left before exiting, which never ended.
+#[cfg(unix)]
+#[test]
+fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
+    let dir = scratch("u64-max");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"huge\"\nmode = \"sample\"\nseed = 1\ndeals = 18446744073709551615\n[hands]\nsizes = [[3, 3]]\n",
+    );
+    let out = dir.join("out");
+    let mut child = start(&cfg, &out, &["-j", "1"]);
+    let journal = out.join("checkpoint.jsonl");
+    let waited = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count()) < 2 {
+        if child.try_wait().unwrap().is_some() {
+            panic!(
+                "ended early: {}",
+                stderr(&child.wait_with_output().unwrap())
+            );
+        }
+        if waited.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("no chunk checkpointed within a minute");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    send(&child, "TERM");
+    let sent = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if sent.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the run did not stop within a minute of SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("of 4503599627370496 chunks done"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// SIGTERM in the middle of a chunk that would run for a long time (13x13
 /// deals of the 8-cut + 11-back variant on one thread, about a hundredth
 /// of a second each, 4,096 to a chunk: about 40 s; the card-count deals

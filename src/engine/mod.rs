@@ -160,6 +160,20 @@ impl Plan {
         }
     }
 
+    /// Items in `shard`'s chunks of `cell`, by arithmetic rather than by
+    /// visiting them: a sampled cell may have 2^52 chunks, and a sum over
+    /// them kept a run busy for hours before its first chunk, deaf to
+    /// SIGTERM. Only a cell's last chunk can be short, and it can only be
+    /// the shard's last.
+    pub fn items_of(&self, cell: usize, shard: Shard) -> u64 {
+        let (_, size, _) = self.cells[cell];
+        let (first, count) = shard.first_and_count(self.cell_range(cell));
+        match count.checked_sub(1) {
+            None => 0,
+            Some(full) => full * size + self.chunk(cell, first + full * shard.count).len,
+        }
+    }
+
     /// Every chunk in order (for tests and small plans).
     pub fn chunks(&self) -> impl Iterator<Item = Chunk> + '_ {
         (0..self.cells.len())
@@ -438,10 +452,7 @@ fn run_chunks<S: Workload>(
     {
         chunks_done += done_before.len();
         let restored_items = restored_items[cell];
-        let all_items: u64 = shard
-            .within(plan.cell_range(cell))
-            .map(|g| plan.chunk(cell, g).len)
-            .sum();
+        let all_items = plan.items_of(cell, shard);
         // In a run, the chunks done ahead count as done here; ahead of it,
         // only the chunks run count.
         let mut elapsed_ahead = Duration::ZERO;
@@ -473,13 +484,16 @@ fn run_chunks<S: Workload>(
         // an idle thread cannot take over a chunk still waiting in another's
         // run. With chunks of uneven cost (26x26 deals differ 60x), one
         // thread then finished the last 105 of 1,000 chunks by itself.
-        let outcome: anyhow::Result<()> = pool.install(|| {
+        let outcome: Result<(), Halt> = pool.install(|| {
             (0..count)
                 .into_par_iter()
                 .with_max_len(1)
                 .try_for_each(|k| {
                     let global = first + k as u64 * shard.count;
-                    if stop.load(Ordering::Relaxed) || done_before.contains(&global) {
+                    if stop.load(Ordering::Relaxed) {
+                        return Err(Halt::Stopped);
+                    }
+                    if done_before.contains(&global) {
                         return Ok(());
                     }
                     let chunk = &plan.chunk(cell, global);
@@ -497,12 +511,13 @@ fn run_chunks<S: Workload>(
                         });
                     }
                     if stop.load(Ordering::Relaxed) {
-                        return Ok(());
+                        return Err(Halt::Stopped);
                     }
                     if let Some(j) = &journal {
                         j.lock()
                             .expect("journal poisoned")
-                            .record(chunk.global, &counts)?;
+                            .record(chunk.global, &counts)
+                            .map_err(Halt::Failed)?;
                     }
                     S::merge(&mut merged.lock().expect("counts poisoned"), counts);
                     done_here.fetch_add(1, Ordering::Relaxed);
@@ -515,7 +530,9 @@ fn run_chunks<S: Workload>(
                 })
         });
         progress.finish();
-        outcome?;
+        if let Err(Halt::Failed(error)) = outcome {
+            return Err(error);
+        }
         chunks_done += done_here.load(Ordering::Relaxed);
         let result = CellResult {
             counts: merged.into_inner().expect("counts poisoned"),
@@ -545,6 +562,17 @@ fn run_chunks<S: Workload>(
     }
     study.retire(into_workers(workers));
     Ok(Outcome::Complete(results))
+}
+
+/// Why a cell's walk over its chunks ended early. A stop ends it as an
+/// error would, at once: returning `Ok` for each chunk left instead walked
+/// every remaining index, and a sampled cell can have 2^52 of them, so a
+/// stopped run of that size never exited.
+enum Halt {
+    /// A stop was requested (SIGTERM, SIGINT).
+    Stopped,
+    /// Writing the journal failed.
+    Failed(anyhow::Error),
 }
 
 fn into_workers<W>(workers: Vec<Mutex<W>>) -> Vec<W> {
@@ -634,6 +662,38 @@ mod tests {
             assert_eq!(all, (0..plan.len()).collect::<Vec<_>>(), "{n} shards");
             assert_eq!(counted, plan.len());
         }
+    }
+
+    #[test]
+    fn a_shards_items_are_its_chunks_lengths_summed() {
+        let mut rng = crate::random::chunk_rng(19, 0);
+        let mut below = |n: u64| crate::random::uniform_below(&mut rng, n);
+        for _ in 0..2000 {
+            let cells: Vec<(u64, u64)> = (0..1 + below(4))
+                .map(|_| (below(200), 1 + below(20)))
+                .collect();
+            let plan = Plan::from_sizes(cells);
+            let count = 1 + below(12);
+            let shard = Shard {
+                count,
+                index: below(count),
+            };
+            for cell in 0..plan.cells() {
+                let summed: u64 = shard
+                    .within(plan.cell_range(cell))
+                    .map(|g| plan.chunk(cell, g).len)
+                    .sum();
+                assert_eq!(plan.items_of(cell, shard), summed, "{plan:?} {shard:?}");
+            }
+        }
+        // A cell of every item a u64 counts, in chunks of 4,096: answered
+        // at once, where a sum over its chunks would take hours.
+        let plan = Plan::from_sizes([(u64::MAX, 4096)]);
+        let last = plan.chunk(0, plan.len() - 1);
+        assert_eq!(last.start + last.len, u64::MAX);
+        assert_eq!(plan.items_of(0, Shard::WHOLE), u64::MAX);
+        let halves = [0, 1].map(|index| plan.items_of(0, Shard { count: 2, index }));
+        assert_eq!(halves[0].checked_add(halves[1]), Some(u64::MAX));
     }
 
     #[test]

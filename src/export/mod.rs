@@ -91,6 +91,14 @@ pub fn throughput_text(per_s: f64) -> String {
     }
 }
 
+/// "1 thread", "2 threads": a count with its noun, as a person writes it.
+pub fn threads_text(threads: usize) -> String {
+    match threads {
+        1 => "1 thread".into(),
+        n => format!("{n} threads"),
+    }
+}
+
 /// A duration as a person reads it: "45s", "12m 05s", "3h 20m", "6d 22h".
 /// Progress ETAs of long runs read as days and hours, not 598274s.
 pub fn duration_text(secs: f64) -> String {
