@@ -622,6 +622,39 @@ fn tables_whose_manifest_records_no_hashes_are_read_with_a_note() {
     assert!(page.contains("not checked against the run"), "{page}");
 }
 
+/// A manifest that is not JSON (damaged, or edited) cannot vouch for the
+/// tables: the commands that need its provenance refuse it in one line, and
+/// the ones that only read the tables say that they were not checked,
+/// instead of reading them as if checked.
+#[test]
+fn tables_whose_manifest_is_not_json_are_refused_or_read_with_a_note() {
+    let out = quick_results("damaged-manifest");
+    let path = out.join("manifest.json");
+    let whole = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+    let dir = out.to_str().unwrap();
+    let (svg, series) = (out.join("cmp.svg"), format!("q={dir}"));
+    let mut noted = Vec::new();
+    for args in result_readers(dir, svg.to_str().unwrap(), &series) {
+        let o = run(&args);
+        let err = stderr(&o);
+        if o.status.code() == Some(2) {
+            let err = one_line_refusal(&o, &format!("{args:?}"));
+            assert!(err.contains("manifest.json"), "{args:?}: {err}");
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            err.lines().any(|l| l.starts_with("note: ")
+                && l.contains("manifest.json is not JSON")
+                && l.contains("not checked")),
+            "{args:?}: {err}"
+        );
+        noted.push(args[0]);
+    }
+    assert!(noted.contains(&"plot"), "{noted:?}");
+}
+
 /// A FIFO in place of a table or of a shard's results is refused by the
 /// commands that read them, instead of waiting forever to read it.
 #[test]

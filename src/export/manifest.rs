@@ -151,15 +151,21 @@ pub fn check_hashes(dir: &Path) -> anyhow::Result<()> {
 }
 
 /// A one-line note for a results directory whose manifest records no
-/// SHA-256s (a run from before runner kept them), which [`check_hashes`]
-/// therefore cannot check: a reader should know that an edit to its tables
-/// since the run would go unnoticed. `None` when there is nothing to say:
-/// the hashes are recorded, or there is no readable manifest (the commands
+/// SHA-256s (a run from before runner kept them), or is not JSON (damaged,
+/// or edited), which [`check_hashes`] therefore cannot check: a reader
+/// should know that an edit to its tables since the run would go
+/// unnoticed. `None` when there is nothing to say: the hashes are
+/// recorded, or there is no manifest (tables made by hand; the commands
 /// that need one say so themselves).
 pub fn unchecked_note(dir: &Path) -> Option<String> {
     let path = dir.join(FILE_NAME);
     let bytes = super::read_result_file(&path).ok()?;
-    let manifest = serde_json::from_slice::<serde_json::Value>(&bytes).ok()?;
+    let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Some(format!(
+            "note: {} is not JSON (damaged, or edited), so the tables are not checked against the run",
+            path.display()
+        ));
+    };
     manifest.get("sha256").is_none().then(|| {
         format!(
             "note: {} records no SHA-256 of the tables (its run predates them), so they are not checked against the run; rerun the config for a manifest that records them",
