@@ -160,8 +160,8 @@ pub struct SlurmArgs {
     #[arg(long, default_value = "04:00:00")]
     pub time: String,
     /// CPUs per array task.
-    #[arg(long, default_value_t = 2)]
-    pub cpus: u32,
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    pub cpus: u16,
     /// Memory per array task, as SLURM's --mem.
     #[arg(long, default_value = "8G")]
     pub mem: String,

@@ -188,7 +188,9 @@ fn print_estimate(c: &Calibration, threads: usize) {
 /// twice that as the time limit, and the memory with headroom.
 fn print_cluster(args: &PlanArgs, c: &Calibration, memory: u64, threads: usize) {
     let total = c.estimate();
-    let shards = ((total / SHARD_TARGET_SECS).ceil() as u64).clamp(1, c.chunks_total.max(1));
+    // No more shards than chunks, nor than `runner slurm` takes.
+    let most = c.chunks_total.clamp(1, crate::cli::MAX_SHARDS);
+    let shards = ((total / SHARD_TARGET_SECS).ceil() as u64).clamp(1, most);
     let per_shard = total / shards as f64;
     let limit_mins = ((2.0 * per_shard / 60.0 / 10.0).ceil() as u64 * 10).max(10);
     let mem_gib = (memory as f64 * 1.25 / f64::from(1u32 << 30))

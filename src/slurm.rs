@@ -32,6 +32,38 @@ fn safe<'a>(what: &str, value: &'a str) -> Result<&'a str, String> {
     }
 }
 
+/// Whether `time` has one of the shapes sbatch's `--time` takes. Checked
+/// here so that a typo ("4h") is one line now, not a rejected submission
+/// after the scripts were copied to the cluster.
+fn is_slurm_time(time: &str) -> bool {
+    if matches!(time, "UNLIMITED" | "INFINITE") {
+        return true;
+    }
+    let number = |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
+    let (days, clock) = match time.split_once('-') {
+        Some((days, clock)) => (Some(days), clock),
+        None => (None, time),
+    };
+    let fields: Vec<&str> = clock.split(':').collect();
+    let shape_fits = match days {
+        // days-hours, days-hours:minutes, days-hours:minutes:seconds
+        Some(days) => number(days) && (1..=3).contains(&fields.len()),
+        // minutes, minutes:seconds, hours:minutes:seconds
+        None => (1..=3).contains(&fields.len()),
+    };
+    shape_fits && fields.iter().all(|f| number(f))
+}
+
+/// Whether `mem` is a size sbatch's `--mem` takes: a whole number of
+/// megabytes, or of the unit its K, M, G or T suffix names.
+fn is_slurm_memory(mem: &str) -> bool {
+    let digits = mem.trim_end_matches(['K', 'M', 'G', 'T', 'k', 'm', 'g', 't']);
+    mem.len() - digits.len() <= 1
+        && !digits.is_empty()
+        && digits.len() <= 12
+        && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// With `--keep-memo`, how long before its time limit a task is asked to
 /// stop, to write its memo.
 pub const MEMO_SIGNAL_LEAD_SECS: u32 = 300;
@@ -82,6 +114,18 @@ pub fn render(
         ("--sbatch-options", args.sbatch_options.as_str()),
     ] {
         safe(what, value)?;
+    }
+    if !is_slurm_time(&args.time) {
+        return Err(format!(
+            "--time: {:?} is not a SLURM time (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED)",
+            args.time
+        ));
+    }
+    if !is_slurm_memory(&args.mem) {
+        return Err(format!(
+            "--mem: {:?} is not a SLURM memory size (a whole number with an optional K, M, G or T, e.g. 8G)",
+            args.mem
+        ));
     }
     let fill = |t: &str| {
         t.replace("{{NAME}}", &config.experiment.name)
@@ -171,6 +215,59 @@ pub fn main(args: &SlurmArgs) -> i32 {
         Err(e) => {
             eprintln!("error: {e:#}");
             exit::of_error(&e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_slurm_memory, is_slurm_time};
+
+    #[test]
+    fn times_and_sizes_are_read_as_sbatch_reads_them() {
+        for good in [
+            "30",
+            "30:00",
+            "04:00:00",
+            "1-12",
+            "1-12:30",
+            "2-00:00:00",
+            "0",
+            "UNLIMITED",
+        ] {
+            assert!(is_slurm_time(good), "{good}");
+        }
+        for bad in [
+            "",
+            "4h",
+            "1:2:3:4",
+            "1-",
+            "-1",
+            "1-2-3",
+            "1-1:2:3:4",
+            ":",
+            "1::2",
+            " 1",
+            "1.5",
+            "unlimited",
+            "1234567890",
+        ] {
+            assert!(!is_slurm_time(bad), "{bad}");
+        }
+        for good in ["8G", "8000", "512M", "1t", "0"] {
+            assert!(is_slurm_memory(good), "{good}");
+        }
+        for bad in [
+            "",
+            "G",
+            "8GB",
+            "8 G",
+            "-8G",
+            "8.5G",
+            "0x10",
+            "9999999999999G",
+        ] {
+            assert!(!is_slurm_memory(bad), "{bad}");
         }
     }
 }

@@ -437,6 +437,27 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
     ] {
         assert!(out.contains(word), "`{word}` in {out}");
     }
+    // The recipe is a command `runner slurm` takes as printed, while a
+    // --time, --mem or --cpus sbatch would reject is refused in one line.
+    let recipe = out
+        .lines()
+        .find_map(|l| l.strip_prefix("cluster: runner "))
+        .unwrap();
+    let scripts = scratch("plan-recipe");
+    let mut args: Vec<&str> = recipe.split(' ').collect();
+    args.extend(["--dir", scripts.to_str().unwrap()]);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{recipe}: {}", stderr(&o));
+    assert!(scripts.join("array.sbatch").exists());
+    for (flag, bad) in [("--time", "4h"), ("--mem", "8GB"), ("--cpus", "0")] {
+        let mut args = args.clone();
+        let at = args.iter().position(|a| *a == flag).unwrap();
+        args[at + 1] = bad;
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{flag} {bad}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(flag) && err.contains(bad), "{err}");
+    }
     // A bad config is refused the same way as by a run.
     let dir = scratch("plan-bad");
     let bad = dir.join("bad.toml");
