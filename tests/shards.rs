@@ -815,6 +815,87 @@ fn edited_shard_results_and_checkpoints_are_refused() {
     );
 }
 
+/// A checkpoint record edited with its checksum recomputed (a CRC catches
+/// damage, not intent) is still refused on resume when its counts could not
+/// come from any chunk, for every study that checks a claim deal by deal:
+/// never counted into a rate above 1 or a table that does not add up.
+#[cfg(unix)]
+#[test]
+fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
+    let dir = scratch("impossible-counts");
+    let studies = [
+        (
+            "variant",
+            "[rules]\ncut = 6\nback = 9\n[hands]\nsizes = [[13, 13]]\n",
+            vec![
+                ("first_wins", "more first-player wins than deals"),
+                ("winner_changed", "winner changed than deals"),
+            ],
+        ),
+        (
+            "score",
+            "[hands]\nsizes = [[13, 13]]\n",
+            vec![("first_wins", "more first-player wins than deals")],
+        ),
+        (
+            "strategy",
+            "[hands]\nsizes = [[8, 8]]\n",
+            vec![
+                ("first_wins", "more first-player wins than deals"),
+                ("lines", "more deals played than the chunk holds"),
+            ],
+        ),
+    ];
+    for (study, rest, edits) in studies {
+        let cfg = write_config(
+            &dir,
+            &format!("{study}.toml"),
+            &format!(
+                "[experiment]\nname = \"{study}\"\nstudy = \"{study}\"\nmode = \"sample\"\nseed = 1\ndeals = 100000000\n{rest}"
+            ),
+        );
+        let out = dir.join(study);
+        let child = start(&cfg, &out, &["-j", "1"]);
+        let journal = out.join("checkpoint.jsonl");
+        wait_for_a_checkpointed_chunk(&journal);
+        send(&child, "TERM");
+        assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let (_, record) = lines[1].split_once(' ').unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(record).unwrap();
+        let deals = parsed["counts"]["deals"].as_u64().unwrap();
+        for (field, problem) in edits {
+            let mut edited = parsed.clone();
+            edited["counts"][field] = serde_json::json!(deals + 1);
+            let json = edited.to_string();
+            lines[1] = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
+            std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+            // Accepted, the resume would run for hours: a minute decides.
+            let mut resumed = runner()
+                .args(run_args(&cfg, &out, &["--resume", "-j", "1"]))
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let waited = std::time::Instant::now();
+            while resumed.try_wait().unwrap().is_none() {
+                if waited.elapsed() > Duration::from_secs(60) {
+                    let _ = resumed.kill();
+                    panic!("{study} {field}: the edited checkpoint was resumed");
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let o = resumed.wait_with_output().unwrap();
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{study} {field}: {err}");
+            assert!(
+                err.contains("checkpoint.jsonl") && err.contains(problem),
+                "{study} {field}: {err}"
+            );
+        }
+    }
+}
+
 /// A run of every deal a u64 counts (2^52 chunks) starts at once and
 /// stops at once. Before, a sum over its chunks, to size the progress bar,
 /// kept it busy for hours before the first chunk; and a stopped run walked

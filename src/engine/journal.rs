@@ -123,6 +123,11 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         self.restored.len() as u64
     }
 
+    /// Where the journal is, for messages about it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The chunks read back on resume, in the order they were recorded.
     pub fn done_chunks(&self) -> &[u64] {
         &self.restored

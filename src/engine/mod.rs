@@ -425,16 +425,17 @@ fn run_chunks<S: Workload>(
         }
     }
     if let Some(j) = journal.as_deref().filter(|_| counting) {
+        let path = j.path().display();
         j.replay(|global, counts| {
             let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) else {
                 return Err(crate::error::refuse(format!(
-                    "checkpoint: chunk {global} is not a chunk of this run's shard; the checkpoint was edited"
+                    "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"
                 )));
             };
             let len = plan.chunk(cell, global).len;
             if let Err(problem) = study.check_counts(cell, len, &counts) {
                 return Err(crate::error::refuse(format!(
-                    "checkpoint: chunk {global}: {problem}; the checkpoint was edited"
+                    "{path}: chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
                 )));
             }
             S::merge(&mut merged_by_cell[cell], counts);

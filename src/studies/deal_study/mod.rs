@@ -483,6 +483,31 @@ pub trait Located {
     fn place(&self) -> (u64, u64, u64);
 }
 
+/// The sums every chunk of a study that checks a claim deal by deal must
+/// satisfy: no more first-player wins than deals, every deal either agreeing
+/// with the claim or not, and no more failures listed than counted. For
+/// [`DealStudy::check_counts`]: a checkpoint record edited with its checksum
+/// recomputed is refused when it breaks one of them, instead of being
+/// counted into a rate outside [0, 1] or a table that does not add up.
+pub fn check_claim_counts(
+    deals: u128,
+    first_wins: u128,
+    agree: u128,
+    disagree: u128,
+    listed: usize,
+) -> Result<(), String> {
+    let problem = if first_wins > deals {
+        "more first-player wins than deals"
+    } else if agree.checked_add(disagree) != Some(deals) {
+        "agreeing and disagreeing deals do not add up to the deals"
+    } else if listed as u128 > disagree {
+        "more failures listed than counted"
+    } else {
+        return Ok(());
+    };
+    Err(problem.into())
+}
+
 /// The first [`FailureList::LIMIT`] failures of a cell in (chunk, seq)
 /// order; a study counts all of them elsewhere. Serialised as a plain list.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

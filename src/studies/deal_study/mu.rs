@@ -61,6 +61,17 @@ impl MuTable {
         self.wins[slot] += wins;
     }
 
+    /// Whether the table's cells add up to `deals` deals and `wins`
+    /// first-player wins (checked arithmetic: a table read from a file
+    /// may hold any numbers).
+    pub fn adds_up_to(&self, deals: u128, wins: u128) -> bool {
+        let total = |of: fn(&MuEntry) -> u128| {
+            self.entries()
+                .try_fold(0u128, |sum, e| sum.checked_add(of(&e)))
+        };
+        total(|e| e.2) == Some(deals) && total(|e| e.3) == Some(wins)
+    }
+
     /// The nonzero cells.
     pub fn entries(&self) -> impl Iterator<Item = MuEntry> + '_ {
         self.deals

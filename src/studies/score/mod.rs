@@ -224,6 +224,28 @@ impl DealStudy for ScoreStudy {
         }
         into.failures.merge(from.failures);
     }
+
+    fn check_counts(&self, _chunk_len: u64, c: &ScoreCounts) -> Result<(), String> {
+        deal_study::check_claim_counts(
+            c.deals,
+            c.first_wins,
+            c.c1_agree,
+            c.c1_disagree,
+            c.failures.len(),
+        )?;
+        // A positive score is the first player's win.
+        let sum = |wins_only: bool| {
+            c.scores
+                .iter()
+                .filter(|&(&s, _)| !wins_only || s > 0)
+                .try_fold(0u128, |sum, (_, &n)| sum.checked_add(n))
+        };
+        if sum(false) != Some(c.deals) || sum(true) != Some(c.first_wins) {
+            Err("the scores do not add up to the deals and wins".into())
+        } else {
+            Ok(())
+        }
+    }
 }
 
 impl Study for ScoreStudy {

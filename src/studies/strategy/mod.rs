@@ -231,6 +231,23 @@ impl DealStudy for StrategyStudy {
     fn merge(into: &mut StrategyCounts, from: StrategyCounts) {
         into.merge(from);
     }
+
+    fn check_counts(&self, chunk_len: u64, c: &StrategyCounts) -> Result<(), String> {
+        let problem = if c.first_wins > c.deals {
+            "more first-player wins than deals"
+        } else if c.lines > chunk_len {
+            "more deals played than the chunk holds"
+        } else if c.win_failures > c.win_positions || c.lose_failures > c.lose_positions {
+            "more failed positions than positions checked"
+        } else if c.failures.len() as u128
+            > u128::from(c.win_failures) + u128::from(c.lose_failures)
+        {
+            "more failures listed than counted"
+        } else {
+            return Ok(());
+        };
+        Err(problem.into())
+    }
 }
 
 /// Columns of `stats.csv` after the rate columns.

@@ -214,22 +214,20 @@ impl DealStudy for Tanhinmin {
     }
 
     fn check_counts(&self, chunk_len: u64, c: &CellCounts) -> Result<(), String> {
-        let mu_deals: u128 = c.mu.entries().map(|(_, _, d, _)| d).sum();
-        let mu_wins: u128 = c.mu.entries().map(|(_, _, _, w)| w).sum();
-        let problem = if c.first_wins > c.deals {
-            "more first-player wins than deals"
-        } else if c.agree.checked_add(c.disagree) != Some(c.deals) {
-            "agreeing and disagreeing deals do not add up to the deals"
-        } else if c.evaluated > chunk_len {
-            "more deals evaluated than the chunk holds"
-        } else if mu_deals != c.deals || mu_wins != c.first_wins {
-            "the μ table does not add up to the deals and wins"
-        } else if c.disagreements.len() as u128 > c.disagree {
-            "more disagreements listed than counted"
+        deal_study::check_claim_counts(
+            c.deals,
+            c.first_wins,
+            c.agree,
+            c.disagree,
+            c.disagreements.len(),
+        )?;
+        if c.evaluated > chunk_len {
+            Err("more deals evaluated than the chunk holds".into())
+        } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
+            Err("the μ table does not add up to the deals and wins".into())
         } else {
-            return Ok(());
-        };
-        Err(problem.into())
+            Ok(())
+        }
     }
 }
 

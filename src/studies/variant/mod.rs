@@ -272,6 +272,23 @@ impl DealStudy for VariantStudy {
         into.failures.merge(from.failures);
         into.mu.merge(from.mu);
     }
+
+    fn check_counts(&self, _chunk_len: u64, c: &VariantCounts) -> Result<(), String> {
+        deal_study::check_claim_counts(
+            c.deals,
+            c.first_wins,
+            c.formula_agree,
+            c.formula_disagree,
+            c.failures.len(),
+        )?;
+        if c.winner_changed > c.deals {
+            Err("more deals with the winner changed than deals".into())
+        } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
+            Err("the μ table does not add up to the deals and wins".into())
+        } else {
+            Ok(())
+        }
+    }
 }
 
 /// The shared table, then how many solvers' own tables follow, and each
