@@ -720,6 +720,11 @@ where
     // (read_partials checked their hashes agree), so the outline (an
     // arena build for `impartial`) is made once, not once per shard.
     let mut sizes: Option<Vec<u64>> = None;
+    // Built from the first shard's config (every shard's is the same, by
+    // the hash), to check each shard's counts as a resume checks a
+    // checkpoint's: a shard file edited with its checksum recomputed must
+    // not merge into a rate above 1.
+    let mut study: Option<(S, engine::Plan)> = None;
     for (path, v) in partials {
         let p: Partial<S::Counts> = serde_json::from_value(v)
             .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
@@ -735,6 +740,29 @@ where
                 "{}: the config echo does not match its hash; the shard result was edited",
                 path.display()
             )));
+        }
+        let (checker, plan) = match &mut study {
+            Some(built) => built,
+            None => {
+                let built = S::build(&p.config, &ctx.build_context())?;
+                let plan = engine::Plan::new(&built);
+                study.insert((built, plan))
+            }
+        };
+        if p.cells.len() != plan.cells() {
+            return Err(refuse(format!("{}: wrong number of cells", path.display())));
+        }
+        let shard = engine::Shard {
+            count: p.shards,
+            index: p.shard_index,
+        };
+        for (cell, counts) in p.cells.iter().enumerate() {
+            if let Err(problem) = checker.check_counts(cell, plan.items_of(cell, shard), counts) {
+                return Err(refuse(format!(
+                    "{}: cell {cell}: {problem}; the shard result was edited (rerun that shard)",
+                    path.display()
+                )));
+            }
         }
         from.push(path.display().to_string());
         config.get_or_insert(p.config);
@@ -752,7 +780,7 @@ where
     }
     let config = config.expect("checked non-empty");
     let cells = merged.expect("checked non-empty");
-    let study = S::build(&config, &ctx.build_context())?;
+    let (study, _) = study.expect("checked non-empty");
     let counts: Vec<&S::Counts> = cells.iter().collect();
     let out = &ctx.out_dir;
     let _only_writer = lock_out_dir(out)?;

@@ -786,6 +786,23 @@ fn edited_shard_results_and_checkpoints_are_refused() {
         assert!(stderr(&o).contains("partial.json"), "{}", stderr(&o));
         assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
     }
+    // More wins than deals in a cell, with the checksum recomputed as the
+    // runner computes it (a CRC catches damage, not intent): refused by
+    // the counts' own check, not merged into a rate above 1.
+    let mut v: serde_json::Value = serde_json::from_str(&original).unwrap();
+    let deals = v["cells"][0]["deals"].as_u64().unwrap();
+    v["cells"][0]["first_wins"] = serde_json::json!(deals + 1);
+    v["checksum"] = serde_json::json!("");
+    let sum = format!("{:08x}", crc32fast::hash(&serde_json::to_vec(&v).unwrap()));
+    v["checksum"] = serde_json::json!(sum);
+    std::fs::write(s0.join("partial.json"), serde_json::to_vec(&v).unwrap()).unwrap();
+    let o = merge(&s0);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("partial.json") && err.contains("more first-player wins than deals"),
+        "{err}"
+    );
     std::fs::write(s0.join("partial.json"), &original).unwrap();
     ok(&merge(&s0));
 
