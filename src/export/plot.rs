@@ -112,21 +112,31 @@ pub fn read_rates(bytes: &[u8], what: &str) -> anyhow::Result<Vec<RatePoint>> {
         "ci95_low",
         "ci95_high",
     ];
-    Ok(
-        read_rows(bytes, &names, &["deals", "exact_fraction", "field"], what)?
-            .into_iter()
-            .map(|(v, mut t)| RatePoint {
+    read_rows(bytes, &names, &["deals", "exact_fraction", "field"], what)?
+        .into_iter()
+        .map(|(v, mut t)| {
+            // A rate outside [0, 1], or outside its own interval, is a table
+            // edited by hand or damaged: drawing it clamped would show a
+            // number no run wrote.
+            let (rate, low, high) = (v[2], v[3], v[4]);
+            if !(0.0 <= low && low <= rate && rate <= high && high <= 1.0) {
+                return Err(refuse(format!(
+                    "{what}: {}x{}: rate {rate} with interval [{low}, {high}] is not a rate inside its interval within [0, 1]",
+                    v[0], v[1]
+                )));
+            }
+            Ok(RatePoint {
                 field: t.pop().unwrap_or_default(),
                 n_first: v[0] as u32,
                 n_second: v[1] as u32,
-                rate: v[2].clamp(0.0, 1.0),
-                low: v[3].clamp(0.0, 1.0),
-                high: v[4].clamp(0.0, 1.0),
+                rate,
+                low,
+                high,
                 exact: t.pop().unwrap_or_default(),
                 deals: t.pop().unwrap_or_default(),
             })
-            .collect(),
-    )
+        })
+        .collect()
 }
 
 /// One row of `mu.csv`.
@@ -147,16 +157,24 @@ pub struct MuCell {
 /// Reads `mu.csv`; `what` names it in errors.
 pub fn read_mu(bytes: &[u8], what: &str) -> anyhow::Result<Vec<MuCell>> {
     let names = ["n_first", "n_second", "mu0", "mu1", "deals", "first_wins"];
-    Ok(read_rows(bytes, &names, &[], what)?
+    read_rows(bytes, &names, &[], what)?
         .into_iter()
-        .map(|(v, _)| MuCell {
-            cell: (v[0] as u32, v[1] as u32),
-            mu0: v[2] as u32,
-            mu1: v[3] as u32,
-            deals: v[4],
-            first_wins: v[5],
+        .map(|(v, _)| {
+            if !(0.0 <= v[5] && v[5] <= v[4]) {
+                return Err(refuse(format!(
+                    "{what}: μ ({}, {}) of {}x{}: {} first-player wins of {} deals",
+                    v[2], v[3], v[0], v[1], v[5], v[4]
+                )));
+            }
+            Ok(MuCell {
+                cell: (v[0] as u32, v[1] as u32),
+                mu0: v[2] as u32,
+                mu1: v[3] as u32,
+                deals: v[4],
+                first_wins: v[5],
+            })
         })
-        .collect())
+        .collect()
 }
 
 const WIDTH: u32 = 760;
@@ -1113,5 +1131,28 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("bad number"), "{e}");
+    }
+
+    #[test]
+    fn rates_that_cannot_be_are_refused_not_clamped() {
+        let head = "n_first,n_second,first_win_rate,ci95_low,ci95_high\n";
+        let good = format!("{head}3,3,0.5,0.4,0.6\n1,1,1,1,1\n2,2,0,0,0\n");
+        assert_eq!(read_rates(good.as_bytes(), "stats.csv").unwrap().len(), 3);
+        for row in [
+            "3,3,1.5,0.4,1",
+            "3,3,-0.1,0,0.6",
+            "3,3,0.5,0.6,0.7",
+            "3,3,0.5,0.4,1.2",
+        ] {
+            let e = read_rates(format!("{head}{row}\n").as_bytes(), "stats.csv").unwrap_err();
+            assert!(e.to_string().contains("stats.csv: 3x3"), "{row}: {e}");
+        }
+        let head = "n_first,n_second,mu0,mu1,deals,first_wins\n";
+        assert!(read_mu(format!("{head}3,3,1,2,10,10\n").as_bytes(), "mu.csv").is_ok());
+        let e = read_mu(format!("{head}3,3,1,2,10,11\n").as_bytes(), "mu.csv").unwrap_err();
+        assert!(
+            e.to_string().contains("11 first-player wins of 10 deals"),
+            "{e}"
+        );
     }
 }
