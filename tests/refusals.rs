@@ -48,6 +48,11 @@ fn configs_that_would_overflow_or_mislead_are_refused() {
             "[hands] sizes[0]",
         ),
         (
+            "duplicate-cell",
+            format!("{HEAD}mode = \"sample\"\ndeals = 5\n[hands]\nsizes = [[6, 6], [4, 4], [6, 6]]\n"),
+            "[hands] sizes[2]: [6, 6] is listed already, as sizes[0]",
+        ),
+        (
             "u32-wrap-sample",
             format!("{HEAD}mode = \"sample\"\ndeals = 5\n[hands]\nsizes = [[4294967295, 1]]\n"),
             "[hands] sizes[0]",

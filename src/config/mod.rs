@@ -369,6 +369,15 @@ impl Config {
             return Err("[hands] sizes: must list at least one cell".into());
         }
         for (i, &[a, b]) in h.sizes.iter().enumerate() {
+            // A cell listed twice gives two rows of the same sizes (the
+            // same deals when exhaustive, two samples otherwise), which
+            // `diff`, `plot` and `compare`, keyed by the sizes, cannot tell
+            // apart.
+            if let Some(first) = h.sizes[..i].iter().position(|&c| c == [a, b]) {
+                return Err(format!(
+                    "[hands] sizes[{i}]: [{a}, {b}] is listed already, as sizes[{first}]; for more deals, raise [experiment] deals"
+                ));
+            }
             if a == 0 || b == 0 {
                 return Err(format!(
                     "[hands] sizes[{i}]: both hands need at least one card, got [{a}, {b}]"
