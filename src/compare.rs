@@ -16,6 +16,10 @@ use std::path::{Path, PathBuf};
 /// and returns the exit status (2 for a bad series, an unreadable table or
 /// an output path that is not a file, 3 when the output cannot be written).
 pub fn main(args: &CompareArgs) -> i32 {
+    if let Err(problem) = fit_output(&args.out) {
+        eprintln!("error: --out: {problem}");
+        return exit::USAGE;
+    }
     let mut notes = Vec::new();
     let series = match args
         .series
@@ -113,6 +117,35 @@ fn read_dir_rates(dir: &Path) -> anyhow::Result<Vec<RatePoint>> {
     crate::export::manifest::check_hashes(dir)?;
     let bytes = crate::export::read_result_file(&table)?;
     read_rates(&bytes, &table.display().to_string())
+}
+
+/// Refuses an `--out` that would overwrite what it should not: a name not
+/// ending in `.svg` (given `stats.csv`, the picture and then its points
+/// were written over that very file), or a place in a run's results
+/// directory (one holding `manifest.json`), whose tables and pictures the
+/// manifest vouches for.
+fn fit_output(out: &Path) -> Result<(), String> {
+    let is_svg = out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if !is_svg {
+        return Err(format!(
+            "{}: the picture is SVG, and its points go beside it with the extension .csv; give a name ending in .svg",
+            out.display()
+        ));
+    }
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if dir.join(crate::export::manifest::FILE_NAME).exists() {
+        return Err(format!(
+            "{}: {} holds a run's results (it has a manifest.json); write the comparison elsewhere",
+            out.display(),
+            dir.display()
+        ));
+    }
+    Ok(())
 }
 
 /// Writes `out` (SVG) and the CSV of its points beside it (`out` with the

@@ -890,6 +890,27 @@ fn compare_draws_several_runs_and_writes_the_points_drawn() {
         assert!(stderr(&o).contains(says), "{}", stderr(&o));
         assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     }
+    // An --out that would overwrite a run's files is refused, and they are
+    // left as they were: `--out RUN/stats.csv` once wrote the picture, then
+    // its points, over that run's table.
+    let run_dir = scratch("compare-into-a-run");
+    for name in ["manifest.json", "stats.csv", "mu.csv"] {
+        std::fs::copy(repo("results/deal8").join(name), run_dir.join(name)).unwrap();
+    }
+    let before = std::fs::read(run_dir.join("stats.csv")).unwrap();
+    for (out, says) in [
+        (run_dir.join("stats.csv"), "ending in .svg"),
+        (dir.join("points.csv"), "ending in .svg"),
+        (run_dir.join("cmp.svg"), "holds a run's results"),
+    ] {
+        let o = run(&["compare", "--out", out.to_str().unwrap(), &plain]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("--out") && err.contains(says), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert_eq!(std::fs::read(run_dir.join("stats.csv")).unwrap(), before);
+    assert!(!run_dir.join("cmp.svg").exists() && !dir.join("points.csv").exists());
 }
 
 #[cfg(unix)]

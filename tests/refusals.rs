@@ -429,9 +429,9 @@ fn a_config_fifo_without_a_writer_is_refused_and_one_with_a_writer_read() {
 fn an_output_that_is_not_a_regular_file_is_refused_and_left_alone() {
     use std::os::unix::fs::FileTypeExt;
     let dir = scratch("special-out");
-    let fifo = dir.join("fifo");
+    let fifo = dir.join("fifo.svg");
     make_fifo(&fifo);
-    let a_dir = dir.join("a-directory");
+    let a_dir = dir.join("a-directory.svg");
     std::fs::create_dir_all(&a_dir).unwrap();
     let deal8 = concat!("plain=", env!("CARGO_MANIFEST_DIR"), "/results/deal8");
     for target in [&fifo, &a_dir] {
@@ -558,7 +558,9 @@ fn a_table_that_is_not_the_one_its_run_wrote_is_refused() {
         assert_eq!(manifest["sha256"][&name], hex.as_str(), "{name}");
     }
     let dir = out.to_str().unwrap();
-    let (svg, series) = (out.join("cmp.svg"), format!("q={dir}"));
+    // Beside the results, not among them: compare refuses a run's directory.
+    let elsewhere = scratch("cmp-out-0");
+    let (svg, series) = (elsewhere.join("cmp.svg"), format!("q={dir}"));
     let readers = result_readers(dir, svg.to_str().unwrap(), &series);
     for args in &readers {
         let o = run(args);
@@ -611,7 +613,9 @@ fn tables_whose_manifest_records_no_hashes_are_read_with_a_note() {
     manifest.as_object_mut().unwrap().remove("sha256");
     std::fs::write(&path, manifest.to_string()).unwrap();
     let dir = out.to_str().unwrap();
-    let (svg, series) = (out.join("cmp.svg"), format!("q={dir}"));
+    // Beside the results, not among them: compare refuses a run's directory.
+    let elsewhere = scratch("cmp-out-1");
+    let (svg, series) = (elsewhere.join("cmp.svg"), format!("q={dir}"));
     for args in result_readers(dir, svg.to_str().unwrap(), &series) {
         let o = run(&args);
         let err = stderr(&o);
@@ -638,7 +642,9 @@ fn tables_whose_manifest_is_not_json_are_refused_or_read_with_a_note() {
     let whole = std::fs::read(&path).unwrap();
     std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
     let dir = out.to_str().unwrap();
-    let (svg, series) = (out.join("cmp.svg"), format!("q={dir}"));
+    // Beside the results, not among them: compare refuses a run's directory.
+    let elsewhere = scratch("cmp-out-2");
+    let (svg, series) = (elsewhere.join("cmp.svg"), format!("q={dir}"));
     let mut noted = Vec::new();
     for args in result_readers(dir, svg.to_str().unwrap(), &series) {
         let o = run(&args);
