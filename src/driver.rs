@@ -204,6 +204,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     );
     let _only_writer = lock_out_dir(&ctx.out_dir)?;
     refuse_unfit_outputs(&study, &ctx.out_dir, ctx.shard.is_none_or(|(n, _)| n == 1))?;
+    refuse_another_experiments_results(config, &ctx.out_dir)?;
     let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);
     let holds_progress = std::fs::metadata(&checkpoint).is_ok_and(|m| m.len() > 0);
     if holds_progress && !ctx.resume && !ctx.fresh {
@@ -416,6 +417,30 @@ fn refuse_unfit_outputs<S: Study>(study: &S, dir: &Path, with_tables: bool) -> a
         refuse_unless_file_or_absent(&dir.join(name), Role::Written("written"))?;
     }
     Ok(())
+}
+
+/// Refuses an output directory that holds another experiment's results
+/// (its `manifest.json` names another `[experiment] name`): a mistyped
+/// `--out` would overwrite them, and leave the files this run does not
+/// write beside its own. The same experiment rerun, with its config
+/// edited or not, writes over its own results as before.
+fn refuse_another_experiments_results(config: &Config, dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join(manifest::FILE_NAME);
+    if !path.exists() {
+        return Ok(());
+    }
+    let recorded =
+        serde_json::from_slice::<serde_json::Value>(&crate::export::read_result_file(&path)?)
+            .ok()
+            .and_then(|m| m["config"]["experiment"]["name"].as_str().map(String::from));
+    match recorded {
+        Some(name) if name != config.experiment.name => Err(refuse(format!(
+            "{}: holds the results of experiment `{name}`, not `{}`; give another --out, or remove the directory to reuse it",
+            dir.display(),
+            config.experiment.name
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Removes the temporary files that a killed run of this directory left
@@ -785,6 +810,7 @@ where
     let out = &ctx.out_dir;
     let _only_writer = lock_out_dir(out)?;
     refuse_unfit_outputs(&study, out, true)?;
+    refuse_another_experiments_results(&config, out)?;
     remove_stale_temp_files(out);
     let mut written = write_tables(&study, &counts, &config, out)?;
     let summary = study.summary(&counts, out);

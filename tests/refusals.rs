@@ -666,6 +666,33 @@ fn tables_whose_manifest_is_not_json_are_refused_or_read_with_a_note() {
     assert!(noted.contains(&"plot"), "{noted:?}");
 }
 
+/// A run (or a merge) into a directory holding another experiment's
+/// results is refused in one line, and they are left alone: a mistyped
+/// `--out` once overwrote `results/deal8` with a 3x3 sample. The same
+/// experiment rerun writes over its own results as before.
+#[test]
+fn a_run_into_another_experiments_results_is_refused() {
+    let dir = scratch("another-experiment");
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/deal8");
+    for name in ["manifest.json", "stats.csv", "mu.csv"] {
+        std::fs::copy(committed.join(name), dir.join(name)).unwrap();
+    }
+    let before = std::fs::read(dir.join("stats.csv")).unwrap();
+    let quick = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml");
+    let o = run(&["--config", quick, "--out", dir.to_str().unwrap(), "-q"]);
+    let err = one_line_refusal(&o, "another experiment's directory");
+    assert!(
+        err.contains("experiment `deal8`, not `quick`") && err.contains("--out"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(dir.join("stats.csv")).unwrap(), before);
+    let own = scratch("own-experiment");
+    for _ in 0..2 {
+        let o = run(&["--config", quick, "--out", own.to_str().unwrap(), "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+}
+
 /// A FIFO in place of a table or of a shard's results is refused by the
 /// commands that read them, instead of waiting forever to read it.
 #[test]
