@@ -439,6 +439,21 @@ fn wait_for_a_checkpointed_chunk(journal: &Path) {
     }
 }
 
+/// The output of `child` once it exits, or a failed test (the child
+/// killed) if it is still running after a minute: what a run that ignores
+/// its stop, or takes on hours of work it should refuse, would do.
+fn output_within_a_minute(mut child: std::process::Child, what: &str) -> Output {
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("{what}: still running after a minute");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
 #[cfg(unix)]
 #[test]
 fn sigterm_checkpoints_and_exits_with_its_own_code() {
@@ -889,20 +904,8 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
             lines[1] = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
             std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
             // Accepted, the resume would run for hours: a minute decides.
-            let mut resumed = runner()
-                .args(run_args(&cfg, &out, &["--resume", "-j", "1"]))
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let waited = std::time::Instant::now();
-            while resumed.try_wait().unwrap().is_none() {
-                if waited.elapsed() > Duration::from_secs(60) {
-                    let _ = resumed.kill();
-                    panic!("{study} {field}: the edited checkpoint was resumed");
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let o = resumed.wait_with_output().unwrap();
+            let resumed = start(&cfg, &out, &["--resume", "-j", "1"]);
+            let o = output_within_a_minute(resumed, &format!("{study} {field} resumed"));
             let err = stderr(&o);
             assert_eq!(o.status.code(), Some(2), "{study} {field}: {err}");
             assert!(
@@ -927,32 +930,13 @@ fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
         "[experiment]\nname = \"huge\"\nmode = \"sample\"\nseed = 1\ndeals = 18446744073709551615\n[hands]\nsizes = [[3, 3]]\n",
     );
     let out = dir.join("out");
-    let mut child = start(&cfg, &out, &["-j", "1"]);
+    let child = start(&cfg, &out, &["-j", "1"]);
     let journal = out.join("checkpoint.jsonl");
-    let waited = std::time::Instant::now();
-    while std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count()) < 2 {
-        if child.try_wait().unwrap().is_some() {
-            panic!(
-                "ended early: {}",
-                stderr(&child.wait_with_output().unwrap())
-            );
-        }
-        if waited.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("no chunk checkpointed within a minute");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_a_checkpointed_chunk(&journal);
+    let lines = std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count());
     send(&child, "TERM");
-    let sent = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if sent.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the run did not stop within a minute of SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = output_within_a_minute(child, "stopped with SIGTERM");
+    assert!(lines >= 2, "no chunk checkpointed: {}", stderr(&o));
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("of 4503599627370496 chunks done"),
