@@ -103,16 +103,21 @@ fn read_rows(
     Ok(rows)
 }
 
+/// The columns [`read_rates`] needs.
+const RATE_COLUMNS: [&str; 5] = [
+    "n_first",
+    "n_second",
+    "first_win_rate",
+    "ci95_low",
+    "ci95_high",
+];
+
+/// The columns [`read_mu`] needs.
+const MU_READ_COLUMNS: [&str; 6] = ["n_first", "n_second", "mu0", "mu1", "deals", "first_wins"];
+
 /// Reads the rate columns of a `stats.csv` or `rates.csv`.
 pub fn read_rates(bytes: &[u8], what: &str) -> anyhow::Result<Vec<RatePoint>> {
-    let names = [
-        "n_first",
-        "n_second",
-        "first_win_rate",
-        "ci95_low",
-        "ci95_high",
-    ];
-    read_rows(bytes, &names, &["deals", "exact_fraction", "field"], what)?
+    read_rows(bytes, &RATE_COLUMNS, &["deals", "exact_fraction", "field"], what)?
         .into_iter()
         .map(|(v, mut t)| {
             // A rate outside [0, 1], or outside its own interval, is a table
@@ -156,8 +161,7 @@ pub struct MuCell {
 
 /// Reads `mu.csv`; `what` names it in errors.
 pub fn read_mu(bytes: &[u8], what: &str) -> anyhow::Result<Vec<MuCell>> {
-    let names = ["n_first", "n_second", "mu0", "mu1", "deals", "first_wins"];
-    read_rows(bytes, &names, &[], what)?
+    read_rows(bytes, &MU_READ_COLUMNS, &[], what)?
         .into_iter()
         .map(|(v, _)| {
             if !(0.0 <= v[5] && v[5] <= v[4]) {
@@ -872,6 +876,26 @@ const RATES_GRID_SVG: &str = "rates-grid.svg";
 const MU_SVG: &str = "mu.svg";
 /// Every file [`pictures`] may write, for checks made before a run.
 pub const PICTURE_NAMES: [&str; 3] = [RATES_SVG, RATES_GRID_SVG, MU_SVG];
+
+/// Refuses a table [`pictures`] reads (`stats.csv`, `rates.csv`,
+/// `mu.csv`) when it holds a number no run writes: a rate outside [0, 1] or
+/// its interval, or more wins than deals. For `report`, which shows any
+/// table rather than drawing it, so a table without the columns drawn is
+/// shown as it is; `what` names the file in the message.
+pub fn refuse_impossible_rates(name: &str, bytes: &[u8], what: &str) -> anyhow::Result<()> {
+    let header = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let header = String::from_utf8_lossy(header);
+    let has_all = |names: &[&str]| {
+        names
+            .iter()
+            .all(|n| header.trim_end().split(',').any(|h| h == *n))
+    };
+    match name {
+        "stats.csv" | "rates.csv" if has_all(&RATE_COLUMNS) => read_rates(bytes, what).map(drop),
+        "mu.csv" if has_all(&MU_READ_COLUMNS) => read_mu(bytes, what).map(drop),
+        _ => Ok(()),
+    }
+}
 
 /// The pictures for the tables in `tables`, as (file name, bytes).
 ///

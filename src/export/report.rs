@@ -269,7 +269,12 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
     if !tables.is_empty() {
         html.push_str("<h2>Tables</h2>\n");
         for name in &tables {
-            html.push_str(&table_html(name, &read(name)?).with_context(in_dir)?);
+            let bytes = read(name)?;
+            // A page for a paper must not show a rate no run wrote, as
+            // `plot` would not draw it (a hand-made or edited table).
+            let what = dir.join(name.as_str()).display().to_string();
+            super::plot::refuse_impossible_rates(name, &bytes, &what)?;
+            html.push_str(&table_html(name, &bytes).with_context(in_dir)?);
         }
     }
     html.push_str("<h2>Provenance</h2>\n");
@@ -333,6 +338,30 @@ mod tests {
         );
         let path = write(&dir, &labels).unwrap();
         assert_eq!(path, dir.join("report.html"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// As `plot` refuses to draw them, a page meant for a paper refuses a
+    /// rate outside [0, 1] or more wins than deals, naming the file; tables
+    /// that do not have the columns are shown as they are.
+    #[test]
+    fn rates_that_cannot_be_are_refused_in_the_page_too() {
+        let dir = scratch("impossible");
+        let head = "n_first,n_second,first_win_rate,ci95_low,ci95_high\n";
+        std::fs::write(dir.join("stats.csv"), format!("{head}8,8,0.5,0.4,0.6\n")).unwrap();
+        let mu = "n_first,n_second,mu0,mu1,deals,first_wins\n8,8,1,0,10,4\n";
+        std::fs::write(dir.join("mu.csv"), mu).unwrap();
+        render(&dir, &Labels::default()).unwrap();
+        std::fs::write(dir.join("stats.csv"), format!("{head}8,8,1.17,0.4,1.2\n")).unwrap();
+        let e = render(&dir, &Labels::default()).unwrap_err().to_string();
+        assert!(e.contains("stats.csv") && e.contains("1.17"), "{e}");
+        std::fs::write(dir.join("stats.csv"), format!("{head}8,8,0.5,0.4,0.6\n")).unwrap();
+        std::fs::write(dir.join("mu.csv"), mu.replace(",10,4", ",10,11")).unwrap();
+        let e = render(&dir, &Labels::default()).unwrap_err().to_string();
+        assert!(
+            e.contains("mu.csv") && e.contains("11 first-player wins"),
+            "{e}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 
