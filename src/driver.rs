@@ -750,6 +750,8 @@ where
     // checkpoint's: a shard file edited with its checksum recomputed must
     // not merge into a rate above 1.
     let mut study: Option<(S, engine::Plan)> = None;
+    // Per cell, the items of the shards merged so far.
+    let mut merged_items: Vec<u64> = Vec::new();
     for (path, v) in partials {
         let p: Partial<S::Counts> = serde_json::from_value(v)
             .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
@@ -777,6 +779,7 @@ where
         if p.cells.len() != plan.cells() {
             return Err(refuse(format!("{}: wrong number of cells", path.display())));
         }
+        merged_items.resize(plan.cells(), 0);
         let shard = engine::Shard {
             count: p.shards,
             index: p.shard_index,
@@ -791,12 +794,24 @@ where
         }
         from.push(path.display().to_string());
         config.get_or_insert(p.config);
+        for (cell, items) in merged_items.iter_mut().enumerate() {
+            *items += plan.items_of(cell, shard);
+        }
         match &mut merged {
             None => merged = Some(p.cells),
             // Every shard has the plan's cells (checked above).
             Some(acc) => {
-                for (a, c) in acc.iter_mut().zip(p.cells) {
+                for (cell, (a, c)) in acc.iter_mut().zip(p.cells).enumerate() {
                     S::merge(a, c);
+                    // Shards that each fit may still add up to more deals
+                    // than the cell has; checked at every step, so no sum
+                    // grows past twice a cell's bound.
+                    if let Err(problem) = checker.check_counts(cell, merged_items[cell], a) {
+                        return Err(refuse(format!(
+                            "{}: cell {cell}: {problem} once merged with the shards before it; a shard result was edited",
+                            path.display()
+                        )));
+                    }
                 }
             }
         }

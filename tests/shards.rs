@@ -430,9 +430,14 @@ fn the_run_counts_the_chunks_of_its_timing_sample_once() {
 /// Waits (up to 30 s) until the run's checkpoint holds a chunk: its
 /// header is line 1.
 fn wait_for_a_checkpointed_chunk(journal: &Path) {
+    wait_for_checkpointed_chunks(journal, 1);
+}
+
+/// Waits (up to 30 s) until the run's checkpoint holds `chunks` chunks.
+fn wait_for_checkpointed_chunks(journal: &Path, chunks: usize) {
     for _ in 0..600 {
         let lines = std::fs::read_to_string(journal).map_or(0, |t| t.lines().count());
-        if lines >= 2 {
+        if lines > chunks {
             return;
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -913,6 +918,108 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
                 "{study} {field}: {err}"
             );
         }
+    }
+}
+
+/// The deals of an exhaustive chunk are weighted, so one record's deals
+/// are bounded only by its cell's physical deals: records or shards that
+/// each fit can add up to more than the cell has, or, near 2^127, wrap a
+/// 128-bit sum into a small plausible number. Every record is checked, and
+/// so is every sum as it grows; a forged count is refused, not merged.
+#[cfg(unix)]
+#[test]
+fn counts_that_add_up_to_more_deals_than_the_cell_has_are_refused() {
+    let dir = scratch("more-than-the-cell");
+    // C(52, 6) C(46, 6): the physical deals of 6x6.
+    let cell_deals: u128 = 20_358_520 * 9_366_819;
+    let with = |mut v: serde_json::Value, deals: u128| {
+        v["deals"] = serde_json::to_value(deals).unwrap();
+        v
+    };
+    // Two shards, each claiming the whole cell.
+    let cfg = write_config(
+        &dir,
+        "s6.toml",
+        "[experiment]\nname = \"s\"\nstudy = \"strategy\"\nmode = \"exhaustive\"\nseed = 1\n[hands]\nsizes = [[6, 6]]\n",
+    );
+    let shards: Vec<PathBuf> = ["0", "1"]
+        .iter()
+        .map(|i| {
+            let out = dir.join(format!("s{i}"));
+            single(&cfg, &out, &["--shards", "2", "--shard-index", i]);
+            out
+        })
+        .collect();
+    let merged = dir.join("m");
+    let merge = || {
+        let mut args: Vec<&str> = vec!["merge"];
+        args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+        args.extend(["--out", merged.to_str().unwrap()]);
+        run(&args)
+    };
+    ok(&merge());
+    let originals: Vec<String> = shards
+        .iter()
+        .map(|s| std::fs::read_to_string(s.join("partial.json")).unwrap())
+        .collect();
+    let forge = |shard: usize, deals: u128| {
+        let mut v: serde_json::Value = serde_json::from_str(&originals[shard]).unwrap();
+        v["cells"][0] = with(v["cells"][0].take(), deals);
+        v["checksum"] = serde_json::json!("");
+        let sum = format!("{:08x}", crc32fast::hash(&serde_json::to_vec(&v).unwrap()));
+        v["checksum"] = serde_json::json!(sum);
+        std::fs::write(shards[shard].join("partial.json"), v.to_string()).unwrap();
+    };
+    for (deals, problem) in [
+        (1 << 127, "more deals than the chunk stands for"),
+        (cell_deals, "once merged with the shards before it"),
+    ] {
+        forge(0, deals);
+        forge(1, deals);
+        let o = merge();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{deals}: {err}");
+        assert!(
+            err.contains("partial.json") && err.contains(problem),
+            "{deals}: {err}"
+        );
+    }
+
+    // Two checkpoint records, each claiming the whole cell.
+    let cfg = write_config(
+        &dir,
+        "s7.toml",
+        "[experiment]\nname = \"s7\"\nstudy = \"strategy\"\nmode = \"exhaustive\"\nseed = 1\n[hands]\nsizes = [[7, 7]]\n",
+    );
+    let cell_deals: u128 = 133_784_560 * 45_379_620; // C(52, 7) C(45, 7)
+    let out = dir.join("s7");
+    let child = start(&cfg, &out, &["-j", "1"]);
+    let journal = out.join("checkpoint.jsonl");
+    wait_for_checkpointed_chunks(&journal, 2);
+    send(&child, "TERM");
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    let original = std::fs::read_to_string(&journal).unwrap();
+    for (deals, problem) in [
+        (1 << 127, "chunk stands for"),
+        (cell_deals, "the chunks of cell 0 up to chunk"),
+    ] {
+        let mut lines: Vec<String> = original.lines().map(str::to_owned).collect();
+        for line in &mut lines[1..3] {
+            let (_, record) = line.split_once(' ').unwrap();
+            let mut v: serde_json::Value = serde_json::from_str(record).unwrap();
+            v["counts"] = with(v["counts"].take(), deals);
+            let json = v.to_string();
+            *line = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
+        }
+        std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+        let resumed = start(&cfg, &out, &["--resume", "-j", "1"]);
+        let o = output_within_a_minute(resumed, &format!("resumed with {deals} deals a chunk"));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{deals}: {err}");
+        assert!(
+            err.contains("checkpoint.jsonl") && err.contains(problem),
+            "{deals}: {err}"
+        );
     }
 }
 

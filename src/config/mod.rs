@@ -8,7 +8,6 @@ pub mod tables;
 use crate::error::Refused;
 use crate::games::cards::{DealSpace, Deck, MAX_RANKS};
 use crate::games::tanhinmin::ordering::MoveOrder;
-use crate::stats::binomial;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -408,9 +407,12 @@ impl Config {
     /// such as the rates DP).
     pub fn validate_exact_cells(config: &Config) -> Result<(), String> {
         Config::validate_deck_and_cells(config)?;
-        let deck_size: u32 = config.copies().iter().sum();
+        let deck = Deck {
+            copies: config.copies(),
+        };
+        let deck_size = deck.cards();
         for (i, &[a, b]) in config.hands.sizes.iter().enumerate() {
-            if total_deals(deck_size, a, b).is_none() {
+            if deck.physical_deals(a, b).is_none() {
                 return Err(format!(
                     "[hands] sizes[{i}]: [{a}, {b}] from a {deck_size}-card deck has more deals than exact 128-bit counts hold"
                 ));
@@ -422,13 +424,15 @@ impl Config {
     /// In exhaustive mode, every cell's deals can be enumerated.
     pub fn validate_enumerable(config: &Config) -> Result<(), String> {
         let h = &config.hands;
-        let deck_size: u32 = config.copies().iter().sum();
         if config.experiment.mode == Mode::Exhaustive {
             let deck = Deck {
                 copies: config.copies(),
             };
             for (i, &[a, b]) in h.sizes.iter().enumerate() {
-                if total_deals(deck_size, a, b).is_none()
+                // Half of u128: two counts of a cell, each at most its
+                // physical deals, can then be added without overflow, so a
+                // checkpoint's counts are checked before their sum can wrap.
+                if deck.physical_deals(a, b).is_none_or(|n| n > u128::MAX / 2)
                     || DealSpace::new(&deck, a, b, h.field).is_none()
                 {
                     return Err(format!(
@@ -539,12 +543,6 @@ fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
         )));
     }
     Ok(text)
-}
-
-/// Physical deals of `a` and `b` cards from `deck_size` cards, or `None`
-/// when they do not fit in u128.
-fn total_deals(deck_size: u32, a: u32, b: u32) -> Option<u128> {
-    binomial(deck_size, a)?.checked_mul(binomial(deck_size.checked_sub(a)?, b)?)
 }
 
 /// Turns a TOML or serde error into one line: file, table and key, line, message.

@@ -76,7 +76,9 @@ pub trait Workload: Sync {
     fn merge(into: &mut Self::Counts, from: Self::Counts);
     /// Checks counts read back from a file (a checkpoint) before they are
     /// trusted: could a chunk of `chunk_len` instances of `cell` have
-    /// produced them? The message says what is impossible.
+    /// produced them? Also asked of several chunks' counts merged, with
+    /// their instances added, so a check must hold for any such sum. The
+    /// message says what is impossible.
     fn check_counts(
         &self,
         cell: usize,
@@ -441,6 +443,17 @@ fn run_chunks<S: Workload>(
             S::merge(&mut merged_by_cell[cell], counts);
             restored_items[cell] += len;
             done_before[cell].insert(global);
+            // The chunks read back so far must add up to counts that their
+            // items could produce too: each record may fit its chunk while
+            // together they claim more deals than the cell has. Checked
+            // after every merge, so no sum grows past twice a cell's bound.
+            if let Err(problem) =
+                study.check_counts(cell, restored_items[cell], &merged_by_cell[cell])
+            {
+                return Err(crate::error::refuse(format!(
+                    "{path}: the chunks of cell {cell} up to chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
+                )));
+            }
             Ok(())
         })?;
     }

@@ -24,6 +24,13 @@ impl Deck {
     pub fn cards(&self) -> u32 {
         self.copies.iter().sum()
     }
+
+    /// Physical deals of `a` and `b` cards from this deck, or `None` when
+    /// they do not fit in u128: what an exhaustive cell's weights sum to.
+    pub fn physical_deals(&self, a: u32, b: u32) -> Option<u128> {
+        let n = self.cards();
+        binomial(n, a)?.checked_mul(binomial(n.checked_sub(a)?, b)?)
+    }
 }
 
 /// One deal up to suits: how many cards of each rank each player holds,

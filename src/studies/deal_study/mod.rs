@@ -195,6 +195,24 @@ impl DealSource {
         self.cells.iter().map(|&[a, b]| a + b).max().unwrap_or(0)
     }
 
+    /// The most physical deals `items` deals of `cell` can stand for: a
+    /// sampled deal is one, an exhaustive pattern or root may stand for
+    /// many, but all of a cell's together for exactly its physical deals.
+    /// Counts read back from a file are checked against it, which also
+    /// keeps their sums from overflowing (see
+    /// [`Config::validate_enumerable`]).
+    pub fn most_deals(&self, cell: usize, items: u64) -> u128 {
+        match self.spaces[cell] {
+            None => u128::from(items),
+            Some(_) if items == 0 => 0,
+            Some(_) => {
+                let [a, b] = self.cells[cell];
+                // Checked by the config for every exhaustive cell.
+                self.deck.physical_deals(a, b).unwrap_or(u128::MAX / 2)
+            }
+        }
+    }
+
     /// Distinct deals (exhaustive) or sampled deals per cell.
     pub fn cell_sizes(&self) -> Vec<u64> {
         self.spaces
@@ -285,10 +303,16 @@ pub trait DealStudy: Sync {
     fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
     /// Must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
-    /// Could `counts` come from a chunk of `chunk_len` deals? See
+    /// Could `counts` come from `chunk_len` deals standing for at most
+    /// `most_deals` physical deals ([`DealSource::most_deals`])? See
     /// [`Workload::check_counts`].
-    fn check_counts(&self, chunk_len: u64, counts: &Self::Counts) -> Result<(), String> {
-        let _ = (chunk_len, counts);
+    fn check_counts(
+        &self,
+        chunk_len: u64,
+        most_deals: u128,
+        counts: &Self::Counts,
+    ) -> Result<(), String> {
+        let _ = (chunk_len, most_deals, counts);
         Ok(())
     }
 }
@@ -330,8 +354,9 @@ impl<T: DealStudy> Workload for T {
         <T as DealStudy>::merge(into, from)
     }
 
-    fn check_counts(&self, _cell: usize, chunk_len: u64, counts: &T::Counts) -> Result<(), String> {
-        DealStudy::check_counts(self, chunk_len, counts)
+    fn check_counts(&self, cell: usize, chunk_len: u64, counts: &T::Counts) -> Result<(), String> {
+        let most_deals = self.source().most_deals(cell, chunk_len);
+        DealStudy::check_counts(self, chunk_len, most_deals, counts)
     }
 }
 
@@ -484,19 +509,23 @@ pub trait Located {
 }
 
 /// The sums every chunk of a study that checks a claim deal by deal must
-/// satisfy: no more first-player wins than deals, every deal either agreeing
+/// satisfy: no more deals than the chunk stands for, no more first-player
+/// wins than deals, every deal either agreeing
 /// with the claim or not, and no more failures listed than counted. For
 /// [`DealStudy::check_counts`]: a checkpoint record edited with its checksum
 /// recomputed is refused when it breaks one of them, instead of being
 /// counted into a rate outside [0, 1] or a table that does not add up.
 pub fn check_claim_counts(
     deals: u128,
+    most_deals: u128,
     first_wins: u128,
     agree: u128,
     disagree: u128,
     listed: usize,
 ) -> Result<(), String> {
-    let problem = if first_wins > deals {
+    let problem = if deals > most_deals {
+        "more deals than the chunk stands for"
+    } else if first_wins > deals {
         "more first-player wins than deals"
     } else if agree.checked_add(disagree) != Some(deals) {
         "agreeing and disagreeing deals do not add up to the deals"

@@ -8,6 +8,7 @@ pub mod dp;
 use crate::config::{Config, Mode};
 use crate::engine::{CellResult, Chunk, Workload};
 use crate::export::Table;
+use crate::games::cards::Deck;
 use crate::studies::deal_study::columns::{RATE_HEADER, rate_fields, rate_text_of};
 use crate::study::{BuildContext, CellOutline, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -80,6 +81,21 @@ impl Workload for Rates {
     fn merge(into: &mut RateCounts, from: RateCounts) {
         into.deals += from.deals;
         into.first_wins += from.first_wins;
+    }
+
+    fn check_counts(&self, cell: usize, _chunk_len: u64, c: &RateCounts) -> Result<(), String> {
+        let [a, b] = self.cells[cell];
+        let deck = Deck {
+            copies: self.copies.clone(),
+        };
+        // The config check refused cells whose deals pass u128.
+        if deck.physical_deals(a, b).is_none_or(|n| c.deals > n) {
+            Err("more deals than the cell has".into())
+        } else if c.first_wins > c.deals {
+            Err("more first-player wins than deals".into())
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -157,5 +173,30 @@ impl Study for Rates {
             out_dir.join("rates.csv").display()
         ));
         Summary::measured(lines)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resumed rates run reads its cells' counts back from a checkpoint:
+    /// counts no cell can have are refused, the computed ones accepted.
+    #[test]
+    fn counts_read_back_must_fit_the_cell() {
+        let text = "[experiment]\nname = \"t\"\nstudy = \"rates\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[2, 3]]\n";
+        let rates = Rates::new(&Config::parse(text, "t.toml").unwrap());
+        let mut computed = RateCounts::default();
+        rates.evaluate(&mut (), &0, &mut computed);
+        assert_eq!(computed.deals, 1326 * 19600, "C(52, 2) C(50, 3)");
+        assert_eq!(rates.check_counts(0, 1, &computed), Ok(()));
+        let edited = |deals, first_wins| RateCounts { deals, first_wins };
+        assert!(
+            rates
+                .check_counts(0, 1, &edited(computed.deals + 1, 0))
+                .is_err()
+        );
+        assert!(rates.check_counts(0, 1, &edited(1 << 127, 0)).is_err());
+        assert!(rates.check_counts(0, 1, &edited(10, 11)).is_err());
     }
 }

@@ -218,16 +218,22 @@ impl DealStudy for ScoreStudy {
         into.first_wins += from.first_wins;
         into.c1_agree += from.c1_agree;
         into.c1_disagree += from.c1_disagree;
-        into.positions += from.positions;
+        into.positions = into.positions.saturating_add(from.positions);
         for (s, w) in from.scores {
             *into.scores.entry(s).or_insert(0) += w;
         }
         into.failures.merge(from.failures);
     }
 
-    fn check_counts(&self, _chunk_len: u64, c: &ScoreCounts) -> Result<(), String> {
+    fn check_counts(
+        &self,
+        _chunk_len: u64,
+        most_deals: u128,
+        c: &ScoreCounts,
+    ) -> Result<(), String> {
         deal_study::check_claim_counts(
             c.deals,
+            most_deals,
             c.first_wins,
             c.c1_agree,
             c.c1_disagree,

@@ -100,11 +100,11 @@ impl StrategyCounts {
         self.deals += from.deals;
         self.first_wins += from.first_wins;
         self.lines += from.lines;
-        self.win_positions += from.win_positions;
+        self.win_positions = self.win_positions.saturating_add(from.win_positions);
         self.win_failures += from.win_failures;
-        self.lose_positions += from.lose_positions;
+        self.lose_positions = self.lose_positions.saturating_add(from.lose_positions);
         self.lose_failures += from.lose_failures;
-        self.lose_moves += from.lose_moves;
+        self.lose_moves = self.lose_moves.saturating_add(from.lose_moves);
         self.failures.merge(from.failures);
     }
 }
@@ -232,8 +232,15 @@ impl DealStudy for StrategyStudy {
         into.merge(from);
     }
 
-    fn check_counts(&self, chunk_len: u64, c: &StrategyCounts) -> Result<(), String> {
-        let problem = if c.first_wins > c.deals {
+    fn check_counts(
+        &self,
+        chunk_len: u64,
+        most_deals: u128,
+        c: &StrategyCounts,
+    ) -> Result<(), String> {
+        let problem = if c.deals > most_deals {
+            "more deals than the chunk stands for"
+        } else if c.first_wins > c.deals {
             "more first-player wins than deals"
         } else if c.lines > chunk_len {
             "more deals played than the chunk holds"

@@ -139,7 +139,7 @@ impl CellCounts {
         self.agree += from.agree;
         self.disagree += from.disagree;
         self.evaluated += from.evaluated;
-        self.positions += from.positions;
+        self.positions = self.positions.saturating_add(from.positions);
         self.mu.merge(from.mu);
         self.disagreements.merge(from.disagreements);
     }
@@ -213,9 +213,10 @@ impl DealStudy for Tanhinmin {
         into.merge(from);
     }
 
-    fn check_counts(&self, chunk_len: u64, c: &CellCounts) -> Result<(), String> {
+    fn check_counts(&self, chunk_len: u64, most_deals: u128, c: &CellCounts) -> Result<(), String> {
         deal_study::check_claim_counts(
             c.deals,
+            most_deals,
             c.first_wins,
             c.agree,
             c.disagree,

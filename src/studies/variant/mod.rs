@@ -268,14 +268,20 @@ impl DealStudy for VariantStudy {
         into.formula_agree += from.formula_agree;
         into.formula_disagree += from.formula_disagree;
         into.winner_changed += from.winner_changed;
-        into.positions += from.positions;
+        into.positions = into.positions.saturating_add(from.positions);
         into.failures.merge(from.failures);
         into.mu.merge(from.mu);
     }
 
-    fn check_counts(&self, _chunk_len: u64, c: &VariantCounts) -> Result<(), String> {
+    fn check_counts(
+        &self,
+        _chunk_len: u64,
+        most_deals: u128,
+        c: &VariantCounts,
+    ) -> Result<(), String> {
         deal_study::check_claim_counts(
             c.deals,
+            most_deals,
             c.first_wins,
             c.formula_agree,
             c.formula_disagree,
