@@ -872,7 +872,11 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
         (
             "score",
             "[hands]\nsizes = [[13, 13]]\n",
-            vec![("first_wins", "more first-player wins than deals")],
+            vec![
+                ("first_wins", "more first-player wins than deals"),
+                // A sampled deal stands for one deal.
+                ("deals", "more than the"),
+            ],
         ),
         (
             "strategy",
@@ -970,18 +974,26 @@ fn counts_that_add_up_to_more_deals_than_the_cell_has_are_refused() {
         v["checksum"] = serde_json::json!(sum);
         std::fs::write(shards[shard].join("partial.json"), v.to_string()).unwrap();
     };
+    let deals_of = |shard: usize| {
+        let v: serde_json::Value = serde_json::from_str(&originals[shard]).unwrap();
+        v["cells"][0]["deals"].to_string().parse::<u128>().unwrap()
+    };
+    let (deals0, deals1) = (deals_of(0), deals_of(1));
+    assert_eq!(deals0 + deals1, cell_deals);
     for (deals, problem) in [
-        (1 << 127, "more deals than the chunk stands for"),
-        (cell_deals, "once merged with the shards before it"),
+        ([1 << 127, 1 << 127], "more than the"),
+        ([cell_deals, cell_deals], "more than the"),
+        // Each fits; the cell is then one deal short.
+        ([deals0 - 1, deals1], "fewer than the"),
     ] {
-        forge(0, deals);
-        forge(1, deals);
+        forge(0, deals[0]);
+        forge(1, deals[1]);
         let o = merge();
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{deals}: {err}");
+        assert_eq!(o.status.code(), Some(2), "{deals:?}: {err}");
         assert!(
             err.contains("partial.json") && err.contains(problem),
-            "{deals}: {err}"
+            "{deals:?}: {err}"
         );
     }
 
@@ -1000,7 +1012,7 @@ fn counts_that_add_up_to_more_deals_than_the_cell_has_are_refused() {
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
     let original = std::fs::read_to_string(&journal).unwrap();
     for (deals, problem) in [
-        (1 << 127, "chunk stands for"),
+        (1 << 127, "more than the"),
         (cell_deals, "the chunks of cell 0 up to chunk"),
     ] {
         let mut lines: Vec<String> = original.lines().map(str::to_owned).collect();

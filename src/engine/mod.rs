@@ -77,7 +77,9 @@ pub trait Workload: Sync {
     /// Checks counts read back from a file (a checkpoint) before they are
     /// trusted: could a chunk of `chunk_len` instances of `cell` have
     /// produced them? Also asked of several chunks' counts merged, with
-    /// their instances added, so a check must hold for any such sum. The
+    /// their instances added, so a check must hold for any such sum, and of
+    /// a cell's counts when the run has done all its chunks, where a study
+    /// that knows what a whole cell adds up to can insist on it. The
     /// message says what is impossible.
     fn check_counts(
         &self,
@@ -553,6 +555,19 @@ fn run_chunks<S: Workload>(
             elapsed: started.elapsed() + elapsed_ahead,
             items: items_here.load(Ordering::Relaxed) + items_ahead,
         };
+        // A cell run to its end must hold counts its items can produce,
+        // exactly where the study knows them (every deal of the cell): a
+        // chunk lost or counted twice between checkpoint, memory and run
+        // would otherwise give a rate over the wrong deals, without a word.
+        if counting
+            && outcome.is_ok()
+            && let Err(problem) = study.check_counts(cell, all_items, &result.counts)
+        {
+            anyhow::bail!(
+                "{}: the counts of its {all_items} items do not fit them: {problem}; nothing was written (a bug in runner: please report it)",
+                study.cell_label(cell)
+            );
+        }
         // Ahead of a run, what was done is kept even when a stop cut the
         // round short: it is journalled already.
         if let Some(ahead) = into_ahead.as_deref_mut() {
@@ -729,6 +744,68 @@ mod tests {
             assert_eq!(out[0].counts.0, (0..50).sum::<u64>());
             assert_eq!(out[0].counts.1, (0..50).collect::<Vec<_>>());
             assert_eq!(out[1].counts.1, (0..7).collect::<Vec<_>>());
+        }
+    }
+
+    /// Counts one per instance, but loses instance `lost` (a bug planted
+    /// in the study's evaluation, as a chunk lost or counted twice between
+    /// checkpoint and run would be in the engine).
+    struct Tally {
+        lost: Option<u64>,
+    }
+
+    impl Workload for Tally {
+        type Instance = u64;
+        type Counts = u64;
+        type Worker = ();
+        fn cell_sizes(&self) -> Vec<u64> {
+            vec![20]
+        }
+        fn chunk_size(&self, _cell: usize) -> u64 {
+            3
+        }
+        fn cell_label(&self, _cell: usize) -> String {
+            "the cell".into()
+        }
+        fn new_worker(&self) {}
+        fn for_each_instance(&self, chunk: &Chunk, mut f: impl FnMut(&u64)) {
+            (chunk.start..chunk.start + chunk.len).for_each(|i| f(&i));
+        }
+        fn evaluate(&self, _: &mut (), inst: &u64, counts: &mut u64) {
+            *counts += u64::from(self.lost != Some(*inst));
+        }
+        fn merge(into: &mut u64, from: u64) {
+            *into += from;
+        }
+        fn check_counts(&self, _cell: usize, items: u64, counts: &u64) -> Result<(), String> {
+            (*counts == items)
+                .then_some(())
+                .ok_or(format!("{counts} counted"))
+        }
+    }
+
+    #[test]
+    fn a_cell_whose_counts_do_not_fit_its_items_is_an_error_not_a_result() {
+        for (lost, fits) in [(None, true), (Some(7), false), (Some(19), false)] {
+            let study = Tally { lost };
+            let plan = Plan::new(&study);
+            let stop = AtomicBool::new(false);
+            match run(&study, &plan, Shard::WHOLE, &quiet(2), None, &stop) {
+                Ok(Outcome::Complete(out)) => {
+                    assert!(fits, "{lost:?}");
+                    assert_eq!(out[0].counts, 20);
+                }
+                Err(e) => {
+                    assert!(!fits, "{lost:?}: {e}");
+                    assert!(
+                        e.to_string().contains(
+                            "the cell: the counts of its 20 items do not fit them: 19 counted"
+                        ),
+                        "{e}"
+                    );
+                }
+                Ok(_) => panic!("not interrupted"),
+            }
         }
     }
 

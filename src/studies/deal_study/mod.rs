@@ -18,6 +18,7 @@ use crate::games::tanhinmin::roots::RootSpace;
 use crate::random::chunk_rng;
 use crate::study::{CellOutline, Outline};
 use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
 
 /// A deal and where it sits in the run.
 pub struct DealInstance {
@@ -195,21 +196,27 @@ impl DealSource {
         self.cells.iter().map(|&[a, b]| a + b).max().unwrap_or(0)
     }
 
-    /// The most physical deals `items` deals of `cell` can stand for: a
-    /// sampled deal is one, an exhaustive pattern or root may stand for
-    /// many, but all of a cell's together for exactly its physical deals.
-    /// Counts read back from a file are checked against it, which also
-    /// keeps their sums from overflowing (see
-    /// [`Config::validate_enumerable`]).
-    pub fn most_deals(&self, cell: usize, items: u64) -> u128 {
-        match self.spaces[cell] {
-            None => u128::from(items),
-            Some(_) if items == 0 => 0,
-            Some(_) => {
-                let [a, b] = self.cells[cell];
-                // Checked by the config for every exhaustive cell.
-                self.deck.physical_deals(a, b).unwrap_or(u128::MAX / 2)
-            }
+    /// The physical deals that `items` deals of `cell` can stand for: a
+    /// sampled deal is one, an exhaustive pattern or root any number (none
+    /// for an impossible pattern), but all of a cell's together exactly its
+    /// physical deals. Counts read back from a file, and a cell's counts at
+    /// the end of a run, are checked against it; the bound also keeps their
+    /// sums from overflowing (see [`Config::validate_enumerable`]).
+    pub fn deals_of_items(&self, cell: usize, items: u64) -> RangeInclusive<u128> {
+        let Some(space) = &self.spaces[cell] else {
+            return u128::from(items)..=u128::from(items);
+        };
+        let [a, b] = self.cells[cell];
+        // Checked by the config for every exhaustive cell.
+        let all = self.deck.physical_deals(a, b).unwrap_or(u128::MAX / 2);
+        let patterns = match space {
+            Space::Patterns(space) => space.len(),
+            Space::Roots(space) => space.len(),
+        };
+        match items {
+            0 => 0..=0,
+            _ if items == patterns => all..=all,
+            _ => 0..=all,
         }
     }
 
@@ -303,16 +310,16 @@ pub trait DealStudy: Sync {
     fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
     /// Must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
-    /// Could `counts` come from `chunk_len` deals standing for at most
-    /// `most_deals` physical deals ([`DealSource::most_deals`])? See
+    /// Could `counts` come from `chunk_len` deals standing for `deals`
+    /// physical deals ([`DealSource::deals_of_items`])? See
     /// [`Workload::check_counts`].
     fn check_counts(
         &self,
         chunk_len: u64,
-        most_deals: u128,
+        deals: &RangeInclusive<u128>,
         counts: &Self::Counts,
     ) -> Result<(), String> {
-        let _ = (chunk_len, most_deals, counts);
+        let _ = (chunk_len, deals, counts);
         Ok(())
     }
 }
@@ -355,8 +362,8 @@ impl<T: DealStudy> Workload for T {
     }
 
     fn check_counts(&self, cell: usize, chunk_len: u64, counts: &T::Counts) -> Result<(), String> {
-        let most_deals = self.source().most_deals(cell, chunk_len);
-        DealStudy::check_counts(self, chunk_len, most_deals, counts)
+        let deals = self.source().deals_of_items(cell, chunk_len);
+        DealStudy::check_counts(self, chunk_len, &deals, counts)
     }
 }
 
@@ -509,7 +516,7 @@ pub trait Located {
 }
 
 /// The sums every chunk of a study that checks a claim deal by deal must
-/// satisfy: no more deals than the chunk stands for, no more first-player
+/// satisfy: the deals its deals stand for ([`check_deals`]), no more first-player
 /// wins than deals, every deal either agreeing
 /// with the claim or not, and no more failures listed than counted. For
 /// [`DealStudy::check_counts`]: a checkpoint record edited with its checksum
@@ -517,15 +524,14 @@ pub trait Located {
 /// counted into a rate outside [0, 1] or a table that does not add up.
 pub fn check_claim_counts(
     deals: u128,
-    most_deals: u128,
+    expected: &RangeInclusive<u128>,
     first_wins: u128,
     agree: u128,
     disagree: u128,
     listed: usize,
 ) -> Result<(), String> {
-    let problem = if deals > most_deals {
-        "more deals than the chunk stands for"
-    } else if first_wins > deals {
+    check_deals(deals, expected)?;
+    let problem = if first_wins > deals {
         "more first-player wins than deals"
     } else if agree.checked_add(disagree) != Some(deals) {
         "agreeing and disagreeing deals do not add up to the deals"
@@ -535,6 +541,24 @@ pub fn check_claim_counts(
         return Ok(());
     };
     Err(problem.into())
+}
+
+/// Whether `deals` physical deals are what the deals counted stand for
+/// ([`DealSource::deals_of_items`]).
+pub fn check_deals(deals: u128, expected: &RangeInclusive<u128>) -> Result<(), String> {
+    if deals > *expected.end() {
+        Err(format!(
+            "{deals} deals counted, more than the {} its deals stand for",
+            expected.end()
+        ))
+    } else if deals < *expected.start() {
+        Err(format!(
+            "{deals} deals counted, fewer than the {} its deals stand for",
+            expected.start()
+        ))
+    } else {
+        Ok(())
+    }
 }
 
 /// The first [`FailureList::LIMIT`] failures of a cell in (chunk, seq)

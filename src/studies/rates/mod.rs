@@ -88,9 +88,10 @@ impl Workload for Rates {
         let deck = Deck {
             copies: self.copies.clone(),
         };
-        // The config check refused cells whose deals pass u128.
-        if deck.physical_deals(a, b).is_none_or(|n| c.deals > n) {
-            Err("more deals than the cell has".into())
+        // The config check refused cells whose deals pass u128; the DP
+        // counts every physical deal of its cell.
+        if deck.physical_deals(a, b) != Some(c.deals) {
+            Err("the deals are not the cell's physical deals".into())
         } else if c.first_wins > c.deals {
             Err("more first-player wins than deals".into())
         } else {
@@ -197,6 +198,10 @@ mod tests {
                 .is_err()
         );
         assert!(rates.check_counts(0, 1, &edited(1 << 127, 0)).is_err());
-        assert!(rates.check_counts(0, 1, &edited(10, 11)).is_err());
+        assert!(
+            rates
+                .check_counts(0, 1, &edited(computed.deals, computed.deals + 1))
+                .is_err()
+        );
     }
 }

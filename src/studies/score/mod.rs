@@ -43,6 +43,7 @@ use crate::studies::deal_study::{
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 /// A deal where C1 misnames the value.
@@ -228,12 +229,12 @@ impl DealStudy for ScoreStudy {
     fn check_counts(
         &self,
         _chunk_len: u64,
-        most_deals: u128,
+        deals: &RangeInclusive<u128>,
         c: &ScoreCounts,
     ) -> Result<(), String> {
         deal_study::check_claim_counts(
             c.deals,
-            most_deals,
+            deals,
             c.first_wins,
             c.c1_agree,
             c.c1_disagree,

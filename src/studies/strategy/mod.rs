@@ -25,6 +25,7 @@ use crate::studies::deal_study::{
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 /// The position after `m`, from the next player's side: (their hand, the
@@ -235,12 +236,11 @@ impl DealStudy for StrategyStudy {
     fn check_counts(
         &self,
         chunk_len: u64,
-        most_deals: u128,
+        deals: &RangeInclusive<u128>,
         c: &StrategyCounts,
     ) -> Result<(), String> {
-        let problem = if c.deals > most_deals {
-            "more deals than the chunk stands for"
-        } else if c.first_wins > c.deals {
+        deal_study::check_deals(c.deals, deals)?;
+        let problem = if c.first_wins > c.deals {
             "more first-player wins than deals"
         } else if c.lines > chunk_len {
             "more deals played than the chunk holds"

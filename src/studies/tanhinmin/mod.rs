@@ -16,6 +16,7 @@ use crate::studies::deal_study::{
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 /// How the formula's two μ values decide the winner.
@@ -213,10 +214,15 @@ impl DealStudy for Tanhinmin {
         into.merge(from);
     }
 
-    fn check_counts(&self, chunk_len: u64, most_deals: u128, c: &CellCounts) -> Result<(), String> {
+    fn check_counts(
+        &self,
+        chunk_len: u64,
+        deals: &RangeInclusive<u128>,
+        c: &CellCounts,
+    ) -> Result<(), String> {
         deal_study::check_claim_counts(
             c.deals,
-            most_deals,
+            deals,
             c.first_wins,
             c.agree,
             c.disagree,

@@ -33,6 +33,7 @@ use crate::studies::deal_study::{
 use crate::study::{BuildContext, KeptMemo, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
+use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -276,12 +277,12 @@ impl DealStudy for VariantStudy {
     fn check_counts(
         &self,
         _chunk_len: u64,
-        most_deals: u128,
+        deals: &RangeInclusive<u128>,
         c: &VariantCounts,
     ) -> Result<(), String> {
         deal_study::check_claim_counts(
             c.deals,
-            most_deals,
+            deals,
             c.first_wins,
             c.formula_agree,
             c.formula_disagree,
