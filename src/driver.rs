@@ -576,7 +576,11 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
         tool: "runner",
         version: env!("CARGO_PKG_VERSION"),
         git_commit: manifest::GIT_COMMIT,
-        command_line: std::env::args().collect(),
+        // args() panics on an argument that is not UTF-8 (an output
+        // directory named so), after all the work; the record is lossy.
+        command_line: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
         study: &f.config.experiment.study,
         config_path: f.config_path,
         config_hash: result_hash(f.config, &f.chunk_sizes),

@@ -95,13 +95,22 @@ pub fn render(
     } else {
         (String::new(), "")
     };
-    let text = |p: &Path| p.display().to_string();
+    // A path that is not UTF-8 would be written with replacement
+    // characters, naming a file that does not exist on the cluster.
+    let text = |what: &str, p: &Path| {
+        p.to_str().map(str::to_owned).ok_or_else(|| {
+            format!(
+                "{what}: {:?} is not valid UTF-8, which the generated scripts cannot name",
+                p.as_os_str()
+            )
+        })
+    };
     let (out_s, logs_s, workdir_s, runner_s, config_s) = (
-        text(&out),
-        text(&logs),
-        text(workdir),
-        text(runner),
-        text(&absolute(&args.config)),
+        text("[output] dir", &out)?,
+        text("[output] dir", &logs)?,
+        text("working directory", workdir)?,
+        text("--runner", runner)?,
+        text("--config", &absolute(&args.config))?,
     );
     for (what, value) in [
         ("[experiment] name", config.experiment.name.as_str()),

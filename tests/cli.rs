@@ -957,3 +957,49 @@ fn a_plan_whose_sample_chunk_runs_for_hours_ends_at_its_limit() {
     assert!(text.contains("estimate: unknown"), "{text}");
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
 }
+
+/// A path that is not UTF-8 (Linux allows any bytes but `/` and NUL):
+/// a run into such a directory once panicked after all its work, when it
+/// recorded its command line; `runner slurm` wrote it into the scripts with
+/// replacement characters, naming a file the cluster does not have.
+#[cfg(unix)]
+#[test]
+fn paths_that_are_not_utf8_are_run_or_refused_in_one_line() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("not-utf8");
+    let config = dir.join(OsStr::from_bytes(b"c\xff.toml"));
+    std::fs::write(
+        &config,
+        "[experiment]\nname = \"q\"\nmode = \"sample\"\nseed = 1\ndeals = 1000\n[hands]\nsizes = [[5, 5]]\n",
+    )
+    .unwrap();
+    let out = dir.join(OsStr::from_bytes(b"out\xfe"));
+    let o = run(&[
+        OsStr::new("--config"),
+        config.as_os_str(),
+        OsStr::new("--out"),
+        out.as_os_str(),
+        OsStr::new("-q"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("manifest.json").is_file() && out.join("stats.csv").is_file());
+    assert!(!out.join("checkpoint.jsonl").exists());
+    let o = run(&[
+        OsStr::new("slurm"),
+        OsStr::new("--config"),
+        config.as_os_str(),
+        OsStr::new("--shards"),
+        OsStr::new("2"),
+        OsStr::new("--dir"),
+        dir.join("scripts").as_os_str(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--config") && err.contains("not valid UTF-8"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!dir.join("scripts").exists());
+}
