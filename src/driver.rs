@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::engine::{self, Outcome, Workload, journal, journal::Journal, memo_file, progress};
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::{manifest, plot, write_atomic};
-use crate::study::{BuildContext, Check, Study};
+use crate::study::{BuildContext, Check, KeptMemo, Study};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -246,11 +246,14 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             );
             if let Some(memo) = study.kept_memo().filter(|_| ctx.keep_memo) {
                 let path = out.join(MEMO_FILE);
+                let keys = memo.key_encoding();
                 let started = Instant::now();
                 // The checkpoint is whole either way: a memo that cannot be
                 // written (a full disk) costs the next run time, not results,
                 // so the run still ends as interrupted.
-                match memo_file::write(&path, &run_name, |w| memo.write_memo(w)) {
+                match memo_file::write(&path, &run_name, memo_keys(memo, &keys), |w| {
+                    memo.write_memo(w)
+                }) {
                     Ok(bytes) => eprintln!(
                         "kept the memo in {} ({}, {:.0} s); --resume reads it back and carries on the deals under way",
                         path.display(),
@@ -475,8 +478,10 @@ fn read_kept_memo<S: Study>(
         return remove_kept_memo(path);
     }
     let started = Instant::now();
-    if let Some(bytes) = memo_file::read(path, run_name, |r| memo.read_memo(r))?
-        && !matches!(ctx.progress, progress::Mode::Quiet)
+    let keys = memo.key_encoding();
+    if let Some(bytes) = memo_file::read(path, run_name, memo_keys(memo, &keys), |r| {
+        memo.read_memo(r)
+    })? && !matches!(ctx.progress, progress::Mode::Quiet)
     {
         eprintln!(
             "read the kept memo back from {} ({}, {:.0} s)",
@@ -486,6 +491,15 @@ fn read_kept_memo<S: Study>(
         );
     }
     Ok(())
+}
+
+/// The key encodings of `memo`, framed for its file; `current` is
+/// [`KeptMemo::key_encoding`], computed once.
+fn memo_keys<'a>(memo: &dyn KeptMemo, current: &'a str) -> memo_file::KeyEncoding<'a> {
+    memo_file::KeyEncoding {
+        current,
+        of_memos_without_keys: memo.key_encoding_of_memos_without_keys(),
+    }
 }
 
 /// Removes a kept memo, once the run it belongs to is finished or gone.

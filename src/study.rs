@@ -147,4 +147,12 @@ pub trait KeptMemo {
     fn write_memo(&self, out: &mut dyn Write) -> io::Result<()>;
     /// Reads back what [`Self::write_memo`] wrote, before any chunk runs.
     fn read_memo(&self, input: &mut dyn Read) -> io::Result<()>;
+    /// How this build's memo keys name positions: a fingerprint computed
+    /// from the key functions themselves, so that a change to them, within
+    /// one version, makes an older memo refused rather than misread.
+    fn key_encoding(&self) -> String;
+    /// The key encoding of memos kept before memos named theirs, if known.
+    fn key_encoding_of_memos_without_keys(&self) -> Option<&'static str> {
+        None
+    }
 }

@@ -9,16 +9,34 @@
 //!
 //! The study says what its tables hold; this file only frames the bytes.
 //! A first line names the format, a second the run (the checkpoint's
-//! fingerprint: config, version, shard), then come the study's bytes and a
-//! CRC-32 of them. A memo is trusted with verdicts, so one of another run,
-//! or damaged, is refused rather than read: deleting it loses only time.
+//! fingerprint: config, version, shard), a third how the study's keys name
+//! positions (a fingerprint the study computes from its key functions:
+//! builds of one version can differ there), then come the study's bytes
+//! and a CRC-32 of them. A memo is trusted with verdicts, so one of
+//! another run or key encoding, or damaged, is refused rather than read:
+//! deleting it loses only time.
 
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
 /// The first line of a kept memo.
-const FORMAT: &str = "runner kept memo 1";
+const FORMAT: &str = "runner kept memo 2";
+
+/// The first line of a kept memo written before memos named their key
+/// encoding: it has no third line.
+const FORMAT_WITHOUT_KEYS: &str = "runner kept memo 1";
+
+/// How a study's memo keys name positions, for [`write`] and [`read`].
+#[derive(Clone, Copy, Debug)]
+pub struct KeyEncoding<'a> {
+    /// This build's encoding.
+    pub current: &'a str,
+    /// The encoding memos of the format without a key line were written
+    /// with, if the study knows it: such a memo is read only when it is
+    /// this build's.
+    pub of_memos_without_keys: Option<&'a str>,
+}
 
 /// What a file that does not start as a kept memo is said to be.
 const NOT_A_MEMO: &str = "not a memo kept by this runner";
@@ -28,10 +46,11 @@ const NOT_A_MEMO: &str = "not a memo kept by this runner";
 pub fn write(
     path: &Path,
     run: &str,
+    keys: KeyEncoding,
     body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> anyhow::Result<u64> {
     crate::export::write_atomic_with(path, |out| {
-        writeln!(out, "{FORMAT}\n{run}")?;
+        writeln!(out, "{FORMAT}\n{run}\n{}", keys.current)?;
         let mut sealed = Crc {
             inner: out,
             crc: crc32fast::Hasher::new(),
@@ -51,6 +70,7 @@ pub fn write(
 pub fn read(
     path: &Path,
     run: &str,
+    keys: KeyEncoding,
     body: impl FnOnce(&mut dyn Read) -> io::Result<()>,
 ) -> anyhow::Result<Option<u64>> {
     refuse_unless_file_or_absent(path, Role::Read("read as a kept memo"))?;
@@ -68,13 +88,25 @@ pub fn read(
     };
     let mut input = BufReader::with_capacity(1 << 20, file);
     let format = header_line(&mut input).map_err(|e| unusable(e.to_string()))?;
-    if format != FORMAT {
+    if format != FORMAT && format != FORMAT_WITHOUT_KEYS {
         return Err(unusable(NOT_A_MEMO.into()));
     }
     let found = header_line(&mut input).map_err(|e| unusable(e.to_string()))?;
     if found != run {
         return Err(unusable(format!(
             "the memo of another run ({found}; this run is {run})"
+        )));
+    }
+    let found_keys = if format == FORMAT {
+        Some(header_line(&mut input).map_err(|e| unusable(e.to_string()))?)
+    } else {
+        keys.of_memos_without_keys.map(str::to_owned)
+    };
+    if found_keys.as_deref() != Some(keys.current) {
+        return Err(unusable(format!(
+            "written by a build of runner whose memo keys name positions differently (keys {}; this build's are {}), so its verdicts would be another position's",
+            found_keys.as_deref().unwrap_or("not recorded"),
+            keys.current
         )));
     }
     let mut sealed = Crc {
@@ -152,9 +184,18 @@ mod tests {
         dir.join("memo.bin")
     }
 
+    const KEYS: KeyEncoding = KeyEncoding {
+        current: "keys 1",
+        of_memos_without_keys: None,
+    };
+
     fn read_back(path: &Path, run: &str) -> anyhow::Result<Vec<u8>> {
+        read_back_with(path, run, KEYS)
+    }
+
+    fn read_back_with(path: &Path, run: &str, keys: KeyEncoding) -> anyhow::Result<Vec<u8>> {
         let mut got = Vec::new();
-        read(path, run, |r| {
+        read(path, run, keys, |r| {
             let mut n = [0u8; 1];
             r.read_exact(&mut n)?;
             got.resize(n[0] as usize, 0);
@@ -170,7 +211,7 @@ mod tests {
     fn a_memo_is_read_back_only_whole_and_by_its_own_run() {
         let path = scratch("round");
         let body: Vec<u8> = (0..200u8).collect();
-        let size = write(&path, "config abc version 1 shard 0 of 1", |w| {
+        let size = write(&path, "config abc version 1 shard 0 of 1", KEYS, |w| {
             w.write_all(&[body.len() as u8])?;
             w.write_all(&body)
         })
@@ -202,11 +243,49 @@ mod tests {
         longer.push(0);
         assert!(refused(&longer, "config abc version 1 shard 0 of 1").contains("bytes follow"));
         assert!(refused(b"{\"not\": 1}", "x").contains("not a memo kept by this runner"));
+        // Written by a build whose keys name positions otherwise.
+        let other_keys = KeyEncoding {
+            current: "keys 2",
+            ..KEYS
+        };
+        std::fs::write(&path, &good).unwrap();
+        let e = read_back_with(&path, "config abc version 1 shard 0 of 1", other_keys)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("memo.bin") && e.contains("keys 1") && e.contains("keys 2"),
+            "{e}"
+        );
         std::fs::remove_file(&path).unwrap();
         assert!(
-            read(&path, "x", |_| panic!("nothing to read"))
+            read(&path, "x", KEYS, |_| panic!("nothing to read"))
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// A memo of the first format, which named no key encoding, is read
+    /// only by a build whose study says its keys are still the ones those
+    /// memos were written with.
+    #[test]
+    fn a_memo_that_names_no_key_encoding_is_read_only_if_the_keys_are_those_it_had() {
+        let path = scratch("unnamed");
+        let run = "config abc version 1 shard 0 of 1";
+        let mut old = format!("{FORMAT_WITHOUT_KEYS}\n{run}\n").into_bytes();
+        let body = [3u8, 7, 8, 9];
+        old.extend(body);
+        old.extend(crc32fast::hash(&body).to_le_bytes());
+        std::fs::write(&path, &old).unwrap();
+        let known = |current, of_old| KeyEncoding {
+            current,
+            of_memos_without_keys: of_old,
+        };
+        let got = read_back_with(&path, run, known("keys 1", Some("keys 1"))).unwrap();
+        assert_eq!(got, [7, 8, 9]);
+        for keys in [known("keys 2", Some("keys 1")), known("keys 1", None)] {
+            let e = read_back_with(&path, run, keys).unwrap_err().to_string();
+            assert!(e.contains("name positions differently"), "{keys:?}: {e}");
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 }

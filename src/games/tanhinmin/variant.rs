@@ -91,7 +91,7 @@ use super::moves::{
     move_classes,
 };
 use super::ordering::{MoveOrder, cut_guess_mover_wins};
-use super::position::Position;
+use super::position::{Position, SMALL_KEY_CARDS, canonical_key, canonical_key_small};
 use super::solver::{SMALL_POSITION_CARDS, Solver};
 use crate::games::cards::{Hand, MAX_RANKS};
 use crate::games::stop::{POSITIONS_PER_POLL, StopPoll};
@@ -236,6 +236,72 @@ pub(crate) fn variant_key<K: KeyWord>(
     ];
     tail.iter()
         .fold(key, |k, &(width, bits)| (k << width) | K::from(bits))
+}
+
+/// A fingerprint of how a variant solver's memos name positions: a CRC-32
+/// of the keys of fixed positions, by [`variant_key`] at both widths under
+/// several rule sets, and by the plain game's keys (the plain solver
+/// inside keeps its own memo). A kept memo holds bare keys with verdicts;
+/// read by a runner whose keys name other positions, it would hand out
+/// the verdicts of other positions, without a word. Its header carries this
+/// fingerprint, so such a memo is refused instead.
+pub fn memo_key_encoding() -> u32 {
+    key_encoding_of(
+        |m, o, f, r, c, b| {
+            (
+                variant_key::<u64>(m, o, f, r, c, b),
+                variant_key::<u128>(m, o, f, r, c, b),
+            )
+        },
+        |m, o, f| (canonical_key_small(m, o, f), canonical_key(m, o, f)),
+    )
+}
+
+/// [`memo_key_encoding`] of the given key functions: `variant` gives the
+/// 64- and 128-bit keys, `plain` the plain game's (both widths too; the
+/// 64-bit ones are used only where they fit).
+fn key_encoding_of(
+    variant: impl Fn(&[u8], &[u8], usize, bool, usize, usize) -> (u64, u128),
+    plain: impl Fn(&[u8], &[u8], usize) -> (u64, u128),
+) -> u32 {
+    let mut crc = crc32fast::Hasher::new();
+    // A fixed stream (an LCG): the positions must never change.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut below = |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    for (cut, back) in [
+        (NO_RANK, NO_RANK),
+        (5, NO_RANK),
+        (NO_RANK, 8),
+        (5, 8),
+        (0, 12),
+    ] {
+        for _ in 0..64 {
+            let (mut mover, mut other) = ([0u8; 13], [0u8; 13]);
+            for rank in 0..13 {
+                mover[rank] = below(3) as u8;
+                other[rank] = below(3) as u8;
+            }
+            let cards: u32 = mover.iter().chain(&other).map(|&c| u32::from(c)).sum();
+            let field = below(14) as usize;
+            let reversed = back != NO_RANK && field > 0 && below(2) == 1;
+            let (small, large) = variant(&mover, &other, field, reversed, cut, back);
+            if cards <= SMALL_VARIANT_CARDS {
+                crc.update(&small.to_le_bytes());
+            }
+            crc.update(&large.to_le_bytes());
+            let (small, large) = plain(&mover, &other, field);
+            if cards <= SMALL_KEY_CARDS {
+                crc.update(&small.to_le_bytes());
+            }
+            crc.update(&large.to_le_bytes());
+        }
+    }
+    crc.finalize()
 }
 
 /// Does either hand hold a card of rank index `i` (`NO_RANK` for a rule
@@ -965,6 +1031,31 @@ pub fn plain_variant_move_wins(
 
 #[cfg(test)]
 mod tests {
+
+    /// The fingerprint a kept memo's header carries changes with any change
+    /// to the keys: a bit of the variant key, the two rule ranks swapped,
+    /// the plain key's hands swapped. (It is computed from the key functions
+    /// themselves, so no one has to remember to change it.)
+    #[test]
+    fn the_memo_key_encoding_changes_with_the_keys() {
+        let real = memo_key_encoding();
+        assert_eq!(real, memo_key_encoding(), "deterministic");
+        let both = |cut_first: bool, flip: u128| {
+            move |m: &[u8], o: &[u8], f, r, c, b| {
+                let (c, b) = if cut_first { (c, b) } else { (b, c) };
+                (
+                    variant_key::<u64>(m, o, f, r, c, b),
+                    variant_key::<u128>(m, o, f, r, c, b) ^ flip,
+                )
+            }
+        };
+        let plain = |m: &[u8], o: &[u8], f| (canonical_key_small(m, o, f), canonical_key(m, o, f));
+        assert_eq!(key_encoding_of(both(true, 0), plain), real);
+        assert_ne!(key_encoding_of(both(true, 1 << 7), plain), real);
+        assert_ne!(key_encoding_of(both(false, 0), plain), real);
+        let swapped = |m: &[u8], o: &[u8], f| plain(o, m, f);
+        assert_ne!(key_encoding_of(both(true, 0), swapped), real);
+    }
     use super::*;
     use crate::games::tanhinmin::reference::plain_mover_wins;
     use crate::random::{chunk_rng, uniform_below};

@@ -315,6 +315,19 @@ impl KeptMemo for VariantStudy {
         Ok(())
     }
 
+    fn key_encoding(&self) -> String {
+        format!(
+            "variant keys {:08x}",
+            crate::games::tanhinmin::variant::memo_key_encoding()
+        )
+    }
+
+    /// The keys of every build from `--keep-memo`'s first (f85953e) to the
+    /// one that began naming them: the key functions did not change between.
+    fn key_encoding_of_memos_without_keys(&self) -> Option<&'static str> {
+        Some("variant keys b56cc78e")
+    }
+
     fn read_memo(&self, input: &mut dyn Read) -> io::Result<()> {
         SharedMemo::read_entries_into(&[&self.shared], input)?;
         let mut parked = self.parked.lock().expect("parked solvers poisoned");
