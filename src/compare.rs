@@ -26,6 +26,7 @@ pub fn main(args: &CompareArgs) -> i32 {
         .iter()
         .map(|s| read_series(s, args.min_cards..=args.max_cards, &mut notes))
         .collect::<anyhow::Result<Vec<Series>>>()
+        .and_then(refuse_a_name_given_twice)
     {
         Ok(s) => s,
         Err(e) => {
@@ -48,6 +49,21 @@ pub fn main(args: &CompareArgs) -> i32 {
             exit::of_error(&e)
         }
     }
+}
+
+/// Two series of one name would be two lines under one label, in the
+/// picture's legend and in the points' CSV alike, which no reader can
+/// tell apart.
+fn refuse_a_name_given_twice(series: Vec<Series>) -> anyhow::Result<Vec<Series>> {
+    for (i, s) in series.iter().enumerate() {
+        if series[..i].iter().any(|earlier| earlier.name == s.name) {
+            anyhow::bail!(
+                "series `{}` is given twice; give each series its own name, or list its directories after one NAME= separated by commas",
+                s.name
+            );
+        }
+    }
+    Ok(series)
 }
 
 /// One series from `NAME=DIR[,DIR...]`: the equal-hand cells on an empty

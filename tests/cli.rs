@@ -878,6 +878,13 @@ fn compare_draws_several_runs_and_writes_the_points_drawn() {
             )],
             "appears twice",
         ),
+        (
+            vec![
+                format!("same={}", repo("results/variant-cut").display()),
+                format!("same={}", repo("results/deal8").display()),
+            ],
+            "series `same` is given twice",
+        ),
     ] {
         let mut args = vec![
             "compare".to_string(),
