@@ -181,8 +181,8 @@ impl<S: Suite> Workload for ClaimStudy<S> {
         into.merge(from);
     }
 
-    fn check_counts(&self, _cell: usize, chunk_len: u64, c: &ClaimCounts) -> Result<(), String> {
-        if c.instances.checked_add(c.vacuous) != Some(chunk_len) || c.failures > c.instances {
+    fn check_counts(&self, _cell: usize, items: u64, c: &ClaimCounts) -> Result<(), String> {
+        if c.instances.checked_add(c.vacuous) != Some(items) || c.failures > c.instances {
             return Err("the claim's counts do not fit its chunk".into());
         }
         Ok(())

@@ -75,19 +75,14 @@ pub trait Workload: Sync {
     /// Adds `from` into `into`; must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
     /// Checks counts read back from a file (a checkpoint) before they are
-    /// trusted: could a chunk of `chunk_len` instances of `cell` have
+    /// trusted: could a chunk of `items` instances of `cell` have
     /// produced them? Also asked of several chunks' counts merged, with
     /// their instances added, so a check must hold for any such sum, and of
     /// a cell's counts when the run has done all its chunks, where a study
     /// that knows what a whole cell adds up to can insist on it. The
     /// message says what is impossible.
-    fn check_counts(
-        &self,
-        cell: usize,
-        chunk_len: u64,
-        counts: &Self::Counts,
-    ) -> Result<(), String> {
-        let _ = (cell, chunk_len, counts);
+    fn check_counts(&self, cell: usize, items: u64, counts: &Self::Counts) -> Result<(), String> {
+        let _ = (cell, items, counts);
         Ok(())
     }
 }

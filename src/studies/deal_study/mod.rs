@@ -310,16 +310,16 @@ pub trait DealStudy: Sync {
     fn evaluate(&self, worker: &mut Self::Worker, deal: &DealInstance, counts: &mut Self::Counts);
     /// Must not depend on the order of merging.
     fn merge(into: &mut Self::Counts, from: Self::Counts);
-    /// Could `counts` come from `chunk_len` deals standing for `deals`
+    /// Could `counts` come from `items` deals standing for `deals`
     /// physical deals ([`DealSource::deals_of_items`])? See
     /// [`Workload::check_counts`].
     fn check_counts(
         &self,
-        chunk_len: u64,
+        items: u64,
         deals: &RangeInclusive<u128>,
         counts: &Self::Counts,
     ) -> Result<(), String> {
-        let _ = (chunk_len, deals, counts);
+        let _ = (items, deals, counts);
         Ok(())
     }
 }
@@ -361,9 +361,9 @@ impl<T: DealStudy> Workload for T {
         <T as DealStudy>::merge(into, from)
     }
 
-    fn check_counts(&self, cell: usize, chunk_len: u64, counts: &T::Counts) -> Result<(), String> {
-        let deals = self.source().deals_of_items(cell, chunk_len);
-        DealStudy::check_counts(self, chunk_len, &deals, counts)
+    fn check_counts(&self, cell: usize, items: u64, counts: &T::Counts) -> Result<(), String> {
+        let deals = self.source().deals_of_items(cell, items);
+        DealStudy::check_counts(self, items, &deals, counts)
     }
 }
 

@@ -83,7 +83,7 @@ impl Workload for Rates {
         into.first_wins += from.first_wins;
     }
 
-    fn check_counts(&self, cell: usize, _chunk_len: u64, c: &RateCounts) -> Result<(), String> {
+    fn check_counts(&self, cell: usize, _items: u64, c: &RateCounts) -> Result<(), String> {
         let [a, b] = self.cells[cell];
         let deck = Deck {
             copies: self.copies.clone(),

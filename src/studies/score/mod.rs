@@ -228,7 +228,7 @@ impl DealStudy for ScoreStudy {
 
     fn check_counts(
         &self,
-        _chunk_len: u64,
+        _items: u64,
         deals: &RangeInclusive<u128>,
         c: &ScoreCounts,
     ) -> Result<(), String> {

@@ -235,14 +235,14 @@ impl DealStudy for StrategyStudy {
 
     fn check_counts(
         &self,
-        chunk_len: u64,
+        items: u64,
         deals: &RangeInclusive<u128>,
         c: &StrategyCounts,
     ) -> Result<(), String> {
         deal_study::check_deals(c.deals, deals)?;
         let problem = if c.first_wins > c.deals {
             "more first-player wins than deals"
-        } else if c.lines > chunk_len {
+        } else if c.lines > items {
             "more deals played than the chunk holds"
         } else if c.win_failures > c.win_positions || c.lose_failures > c.lose_positions {
             "more failed positions than positions checked"

@@ -216,7 +216,7 @@ impl DealStudy for Tanhinmin {
 
     fn check_counts(
         &self,
-        chunk_len: u64,
+        items: u64,
         deals: &RangeInclusive<u128>,
         c: &CellCounts,
     ) -> Result<(), String> {
@@ -228,7 +228,7 @@ impl DealStudy for Tanhinmin {
             c.disagree,
             c.disagreements.len(),
         )?;
-        if c.evaluated > chunk_len {
+        if c.evaluated > items {
             Err("more deals evaluated than the chunk holds".into())
         } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
             Err("the μ table does not add up to the deals and wins".into())

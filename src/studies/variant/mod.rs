@@ -276,7 +276,7 @@ impl DealStudy for VariantStudy {
 
     fn check_counts(
         &self,
-        _chunk_len: u64,
+        _items: u64,
         deals: &RangeInclusive<u128>,
         c: &VariantCounts,
     ) -> Result<(), String> {
