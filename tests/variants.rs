@@ -686,7 +686,8 @@ fn broken_plain_bounds_are_caught_by_the_plain_twin() {
 
 /// Study `variant` end to end: the tables add up, `mu.csv` splits the
 /// cell's deals by (μ0, μ1), and the exhaustive 8-cut run of study
-/// `variant` writes the very tables of study `cut`.
+/// `variant` writes the very `stats.csv` and `mu.csv` of study `cut`, and
+/// a failing deal for each root among `cut`'s failing patterns.
 #[test]
 fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
     let dir = scratch("variant");
@@ -698,12 +699,21 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
         let o = run(&run_args(cfg, out, &[]));
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
-    for f in ["stats.csv", "mu.csv", "formula_failures.csv"] {
+    for f in ["stats.csv", "mu.csv"] {
         assert_eq!(
             std::fs::read(a.join(f)).unwrap(),
             std::fs::read(b.join(f)).unwrap(),
             "{f}"
         );
+    }
+    // Study `variant` lists one deal per root, study `cut` every pattern.
+    let by_pattern = std::fs::read_to_string(a.join("formula_failures.csv")).unwrap();
+    let by_root = std::fs::read_to_string(b.join("formula_failures.csv")).unwrap();
+    let patterns: std::collections::HashSet<&str> = by_pattern.lines().collect();
+    assert!(by_root.lines().count() > 1);
+    assert!(by_root.lines().count() < by_pattern.lines().count());
+    for row in by_root.lines() {
+        assert!(patterns.contains(row), "{row}");
     }
     let back = config(&dir, "variant", &format!("[rules]\nback = 9\n{body}"));
     let c = dir.join("c");
@@ -728,6 +738,141 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
     }
     // The back rule changes winners at 2x2 already, and the summary says so.
     assert!(!stats.lines().nth(1).unwrap().ends_with(",0"), "{stats}");
+}
+
+/// Study `cut` is a configuration of the variant engine, and still writes
+/// the tables it always wrote: `configs/cut.toml` rerun gives the committed
+/// `results/cut` byte for byte, its failures listed by pattern.
+#[test]
+fn the_cut_study_reproduces_its_committed_tables() {
+    let dir = scratch("cut-committed");
+    let o = run(&run_args(
+        std::path::Path::new("configs/cut.toml"),
+        &dir.join("out"),
+        &[],
+    ));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in ["stats.csv", "mu.csv", "formula_failures.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(dir.join("out").join(f)).unwrap(),
+            std::fs::read_to_string(std::path::Path::new("results/cut").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// Study `variant` solves one deal per root (runs merged as the variant
+/// key merges them, each special rank a segment of its own), weighted by
+/// all its patterns. Its plain twin is the pattern enumeration: the same
+/// deals, wins, hits, changed winners and μ table per cell, under each
+/// rule set, on several decks, fields and unequal hands, with every failing
+/// root a failing pattern. Roots of the plain game, which merge a special
+/// rank into its neighbours, give other tables: the comparison can fail.
+#[test]
+fn variant_roots_give_the_same_tables_as_patterns() {
+    use runner::engine::{self, CellResult, Outcome, RunOptions, progress};
+    use runner::games::tanhinmin::formula::mu_pair_counts;
+    use runner::studies::deal_study::DealSource;
+    use runner::studies::variant::{VariantCounts, VariantStudy};
+    use runner::study::{BuildContext, Study};
+    use std::sync::atomic::AtomicBool;
+    let whole = |study: &VariantStudy| -> Vec<CellResult<VariantCounts>> {
+        let opts = RunOptions {
+            threads: 2,
+            progress: progress::Mode::Quiet,
+        };
+        let plan = engine::Plan::new(study);
+        match engine::run(
+            study,
+            &plan,
+            engine::Shard::WHOLE,
+            &opts,
+            None,
+            &AtomicBool::new(false),
+        )
+        .unwrap()
+        {
+            Outcome::Complete(cells) => cells,
+            Outcome::Interrupted { .. } => panic!("interrupted"),
+        }
+    };
+    let tables = |c: &VariantCounts| {
+        (
+            c.deals,
+            c.first_wins,
+            c.formula_agree,
+            c.formula_disagree,
+            c.winner_changed,
+        )
+    };
+    let mut plain_roots_differ = false;
+    for (deck, sizes, field, rules) in [
+        ("ranks = 13\ncopies = 4", "[[4, 4], [5, 3]]", 0, "cut = 6"),
+        ("ranks = 13\ncopies = 4", "[[4, 4], [3, 5]]", 0, "back = 9"),
+        ("ranks = 13\ncopies = 4", "[[4, 4]]", 0, "cut = 6\nback = 9"),
+        (
+            "ranks = 13\ncopies = 4",
+            "[[4, 4], [2, 5]]",
+            7,
+            "cut = 6\nback = 9",
+        ),
+        ("ranks = 13\ncopies = 4", "[[3, 3]]", 9, "back = 9"),
+        ("ranks = 9\ncopies = 3", "[[4, 4]]", 2, "cut = 3\nback = 5"),
+        ("ranks = 8\ncopies = 2", "[[4, 4]]", 1, "cut = 8\nback = 1"),
+    ] {
+        let text = format!(
+            "[experiment]\nname = \"v\"\nstudy = \"variant\"\nmode = \"exhaustive\"\n[deck]\n{deck}\n[hands]\nsizes = {sizes}\nfield = {field}\n[rules]\n{rules}\n[solver]\nmemo_mb = 64\n"
+        );
+        let cfg = runner::studies::parse_config(&text, "test").unwrap();
+        let ctx = BuildContext {
+            threads: 2,
+            inject_fault: false,
+            progress: progress::Mode::Quiet,
+            stop: Default::default(),
+        };
+        let by_root = VariantStudy::build(&cfg, &ctx).unwrap();
+        let mut by_pattern = VariantStudy::build(&cfg, &ctx).unwrap();
+        let ranks = runner::studies::variant::rules_of(&cfg);
+        let special: Vec<u32> = ranks.cut.into_iter().chain(ranks.back).collect();
+        by_pattern.source = DealSource::with_distinguished_ranks(&cfg, &special);
+        let mut by_plain_root = VariantStudy::build(&cfg, &ctx).unwrap();
+        by_plain_root.source = DealSource::by_root(&cfg);
+        let (roots, patterns) = (whole(&by_root), whole(&by_pattern));
+        for ((r, p), q) in roots.iter().zip(&patterns).zip(whole(&by_plain_root)) {
+            let case = format!("{deck} {sizes} field {field} {rules}");
+            assert!(r.items < p.items, "{case}: roots are fewer");
+            let (r, p, q) = (&r.counts, &p.counts, &q.counts);
+            assert_eq!(tables(r), tables(p), "{case}");
+            assert_eq!(r.mu, p.mu, "{case}");
+            // Each failure listed by root is a deal the μ test misnames.
+            let failing: std::collections::HashSet<_> =
+                p.failures.iter().map(|f| (&f.first, &f.second)).collect();
+            let mut solver = VariantSolver::new(ranks, 1 << 20, 1 << 20);
+            for f in &r.failures {
+                let mut d = Position {
+                    mover: [0; runner::games::cards::MAX_RANKS],
+                    other: [0; runner::games::cards::MAX_RANKS],
+                    ranks: f.first.len(),
+                    field: field as usize,
+                };
+                d.mover[..d.ranks].copy_from_slice(&f.first);
+                d.other[..d.ranks].copy_from_slice(&f.second);
+                let (mu0, mu1) = mu_pair_counts(&f.first, &f.second, d.field);
+                let variant = solver.mover_wins(&d);
+                assert_eq!(variant, f.variant_first_wins, "{case}: {f:?}");
+                assert_ne!(variant, mu0 > mu1, "{case}: {f:?}");
+                if p.failures.len() < 1000 {
+                    assert!(failing.contains(&(&f.first, &f.second)), "{case}: {f:?}");
+                }
+            }
+            assert_eq!(r.failures.is_empty(), p.failures.is_empty(), "{case}");
+            plain_roots_differ |= tables(&q) != tables(p) || q.mu != p.mu;
+        }
+    }
+    assert!(
+        plain_roots_differ,
+        "merging a special rank changes the tables"
+    );
 }
 
 /// `count` random deals of `each` cards a hand from the 52-card deck.

@@ -144,6 +144,16 @@ impl DealSource {
         Self::build(config, &[], true)
     }
 
+    /// Deals grouped by root with `ranks` as segments of their own, for a
+    /// study whose results are the same on all patterns of such a root: a
+    /// rule variant, whose key keeps each special rank apart and otherwise
+    /// merges runs as the plain key does (`games::tanhinmin::variant`), so
+    /// the variant's verdict, the plain verdict and the μ pair agree on all
+    /// of a root's patterns (`tests/variants.rs` holds the tables equal).
+    pub fn by_root_with_distinguished_ranks(config: &Config, ranks: &[u32]) -> Self {
+        Self::build(config, ranks, true)
+    }
+
     fn build(config: &Config, ranks: &[u32], roots: bool) -> Self {
         let mut boundaries = vec![config.hands.field as usize];
         for &r in ranks {
