@@ -1,37 +1,10 @@
 //! The compressed exhaustive run against a plain one: every per-rank deal,
 //! solved by the plain recursive solver, must give the same totals.
 
+mod common;
+
+use common::run_whole;
 use runner::config::Config;
-use runner::engine::{self, CellResult, Outcome, RunOptions, progress};
-use runner::studies::tanhinmin::CellCounts;
-use std::sync::atomic::AtomicBool;
-
-/// Every chunk of `study`, on `threads` threads, with no journal.
-fn run_whole(study: &Tanhinmin, threads: usize) -> Vec<CellResult<CellCounts>> {
-    let opts = RunOptions {
-        threads,
-        progress: progress::Mode::Quiet,
-    };
-    let plan = engine::Plan::new(study);
-    complete(
-        engine::run(
-            study,
-            &plan,
-            engine::Shard::WHOLE,
-            &opts,
-            None,
-            &AtomicBool::new(false),
-        )
-        .unwrap(),
-    )
-}
-
-fn complete(o: Outcome<CellCounts>) -> Vec<CellResult<CellCounts>> {
-    match o {
-        Outcome::Complete(c) => c,
-        Outcome::Interrupted { .. } => panic!("interrupted"),
-    }
-}
 use runner::games::cards::{Deck, PerRankDealSpace};
 use runner::games::tanhinmin::reference::plain_mover_wins;
 use runner::studies::tanhinmin::{Tanhinmin, broken_claim, theorem};

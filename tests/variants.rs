@@ -203,30 +203,15 @@ fn cut_variant_reports_where_the_plain_formula_fails() {
 /// full search takes over).
 #[test]
 fn card_count_by_roots_and_thresholds_equals_patterns_and_full_minimax() {
-    use runner::engine::{self, Outcome, RunOptions, progress};
+    use runner::engine::progress;
     use runner::studies::deal_study::DealSource;
     use runner::studies::score::{ScoreCounts, ScoreMethod, ScoreStudy};
     use runner::study::{BuildContext, Study};
-    use std::sync::atomic::AtomicBool;
     let whole = |study: &ScoreStudy| -> Vec<ScoreCounts> {
-        let opts = RunOptions {
-            threads: 2,
-            progress: progress::Mode::Quiet,
-        };
-        let plan = engine::Plan::new(study);
-        match engine::run(
-            study,
-            &plan,
-            engine::Shard::WHOLE,
-            &opts,
-            None,
-            &AtomicBool::new(false),
-        )
-        .unwrap()
-        {
-            Outcome::Complete(cells) => cells.into_iter().map(|c| c.counts).collect(),
-            Outcome::Interrupted { .. } => panic!("interrupted"),
-        }
+        common::run_whole(study, 2)
+            .into_iter()
+            .map(|c| c.counts)
+            .collect()
     };
     for inject_fault in [false, true] {
         for (deck, sizes, field) in [
@@ -770,32 +755,12 @@ fn the_cut_study_reproduces_its_committed_tables() {
 /// rank into its neighbours, give other tables: the comparison can fail.
 #[test]
 fn variant_roots_give_the_same_tables_as_patterns() {
-    use runner::engine::{self, CellResult, Outcome, RunOptions, progress};
+    use runner::engine::progress;
     use runner::games::tanhinmin::formula::mu_pair_counts;
     use runner::studies::deal_study::DealSource;
     use runner::studies::variant::{VariantCounts, VariantStudy};
     use runner::study::{BuildContext, Study};
-    use std::sync::atomic::AtomicBool;
-    let whole = |study: &VariantStudy| -> Vec<CellResult<VariantCounts>> {
-        let opts = RunOptions {
-            threads: 2,
-            progress: progress::Mode::Quiet,
-        };
-        let plan = engine::Plan::new(study);
-        match engine::run(
-            study,
-            &plan,
-            engine::Shard::WHOLE,
-            &opts,
-            None,
-            &AtomicBool::new(false),
-        )
-        .unwrap()
-        {
-            Outcome::Complete(cells) => cells,
-            Outcome::Interrupted { .. } => panic!("interrupted"),
-        }
-    };
+    let whole = |study: &VariantStudy| common::run_whole(study, 2);
     let tables = |c: &VariantCounts| {
         (
             c.deals,
@@ -866,7 +831,7 @@ fn variant_roots_give_the_same_tables_as_patterns() {
                 }
             }
             assert_eq!(r.failures.is_empty(), p.failures.is_empty(), "{case}");
-            plain_roots_differ |= tables(&q) != tables(p) || q.mu != p.mu;
+            plain_roots_differ |= tables(q) != tables(p) || q.mu != p.mu;
         }
     }
     assert!(

@@ -99,3 +99,22 @@ pub fn write_as_if_run(dir: &Path, name: &str, text: &str) {
     manifest["sha256"][name] = serde_json::Value::String(hex);
     std::fs::write(&path, manifest.to_string()).unwrap();
 }
+
+/// Runs every chunk of `study` in this process, on `threads` threads, with
+/// no journal, and returns its cells' results.
+pub fn run_whole<S: runner::engine::Workload>(
+    study: &S,
+    threads: usize,
+) -> Vec<runner::engine::CellResult<S::Counts>> {
+    use runner::engine::{self, Outcome, RunOptions, progress};
+    let opts = RunOptions {
+        threads,
+        progress: progress::Mode::Quiet,
+    };
+    let plan = engine::Plan::new(study);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    match engine::run(study, &plan, engine::Shard::WHOLE, &opts, None, &stop).unwrap() {
+        Outcome::Complete(cells) => cells,
+        Outcome::Interrupted { .. } => panic!("interrupted"),
+    }
+}
