@@ -235,7 +235,7 @@ fn read_back<C: DeserializeOwned>(
             Ok(found) => {
                 if found != *header {
                     return Err(refuse(format!(
-                        "{}: checkpoint belongs to another run ({}), not this config and shard ({}); remove it or use another --out",
+                        "{}: checkpoint belongs to another run ({}), not this config and shard ({}): the config, the shard, or how this build cuts the work into chunks differs; --fresh starts over without it, or use another --out",
                         path.display(),
                         found.fingerprint,
                         header.fingerprint
@@ -436,6 +436,8 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(err.contains("another run"), "{err}");
+        // A newer build may cut the same config otherwise: say how to go on.
+        assert!(err.contains("--fresh"), "{err}");
     }
 
     #[test]
