@@ -798,8 +798,7 @@ fn variant_roots_give_the_same_tables_as_patterns() {
         let by_root = VariantStudy::build(&cfg, &ctx).unwrap();
         let mut by_pattern = VariantStudy::build(&cfg, &ctx).unwrap();
         let ranks = runner::studies::variant::rules_of(&cfg);
-        let special: Vec<u32> = ranks.cut.into_iter().chain(ranks.back).collect();
-        by_pattern.source = DealSource::with_distinguished_ranks(&cfg, &special);
+        by_pattern.source = DealSource::with_distinguished_ranks(&cfg, &ranks.special_ranks());
         let mut by_plain_root = VariantStudy::build(&cfg, &ctx).unwrap();
         by_plain_root.source = DealSource::by_root(&cfg);
         let (roots, patterns) = (whole(&by_root), whole(&by_pattern));

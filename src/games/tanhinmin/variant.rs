@@ -126,6 +126,12 @@ impl Rules {
         }
     }
 
+    /// The strengths of the ranks the rules single out (cut, then back):
+    /// exhaustive deals keep each one apart from its neighbours.
+    pub fn special_ranks(&self) -> Vec<u32> {
+        self.cut.into_iter().chain(self.back).collect()
+    }
+
     fn index(strength: Option<u32>) -> usize {
         strength.map_or(NO_RANK, |s| s as usize - 1)
     }

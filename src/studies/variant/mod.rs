@@ -119,9 +119,10 @@ fn validate_deals(config: &Config) -> Result<(), String> {
 /// its `formula_failures.csv` (deals listed in pattern order) is the one
 /// it always wrote.
 fn variant_source(config: &Config) -> DealSource {
-    let rules = rules_of(config);
-    let special: Vec<u32> = rules.cut.into_iter().chain(rules.back).collect();
-    let source = if config.experiment.study == "variant" {
+    let special = rules_of(config).special_ranks();
+    // `[rules]` is study `variant`'s table, `[cut]` study `cut`'s (as in
+    // `rules_of`).
+    let source = if config.rules.is_some() {
         DealSource::by_root_with_distinguished_ranks(config, &special)
     } else {
         DealSource::with_distinguished_ranks(config, &special)
