@@ -1,6 +1,6 @@
 //! Dispatch from parsed flags to a run, with exit codes in one place.
 
-use crate::cli::{Cli, Command, RunArgs};
+use crate::cli::{Cli, Command, InterimArgs, RunArgs};
 use crate::driver::{Phase, RunContext, RunOutcome};
 use crate::engine::progress;
 use crate::exit;
@@ -173,6 +173,7 @@ pub fn main() -> i32 {
         Some(Command::Plot(args)) => plot(&args),
         Some(Command::Report(args)) => report(&args),
         Some(Command::Plan(args)) => crate::plan::main(&args),
+        Some(Command::Interim(args)) => interim(&args),
         Some(Command::Diff(args)) => crate::diff::main(&args),
         Some(Command::Compare(args)) => crate::compare::main(&args),
         Some(Command::Completions(args)) => {
@@ -199,6 +200,25 @@ pub fn main() -> i32 {
             eprintln!("\nerror: no config given; try `runner --config configs/quick.toml`");
             exit::USAGE
         }
+    }
+}
+
+/// `runner interim`: the tables of a run's finished chunks so far.
+fn interim(args: &InterimArgs) -> i32 {
+    let config = match studies::load_config(&args.config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let run_dir = args.out.clone().unwrap_or_else(|| config.output_dir());
+    // Nothing is searched: the tables come from the checkpoint's counts.
+    let ctx = RunContext::quiet(args.config.clone(), args.to.clone(), 1);
+    let entry = studies::find(&config.experiment.study).expect("checked by load_config");
+    match (entry.interim)(&config, &ctx, &run_dir) {
+        Ok(check) => check_status(check),
+        Err(e) => error_status(&e),
     }
 }
 

@@ -47,6 +47,22 @@ pub enum Command {
     Man,
     /// Show what a config will do before running it: cells, chunks, memory, a timed estimate, and a cluster recipe.
     Plan(PlanArgs),
+    /// Write the tables of the chunks a stopped or running run has finished so far (from its checkpoint, read only) to a directory of their own, and print its summary: the rates so far, for runs of days.
+    Interim(InterimArgs),
+}
+
+/// Flags of `runner interim`.
+#[derive(Args, Debug, Clone)]
+pub struct InterimArgs {
+    /// The run's experiment config (TOML).
+    #[arg(short, long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// The run's output directory, where its checkpoint is; overrides [output] dir from the config.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Where to write the interim tables, pictures and manifest: a directory of their own, never the run's.
+    #[arg(long, value_name = "DIR")]
+    pub to: PathBuf,
 }
 
 /// Flags of `runner diff`.

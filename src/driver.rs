@@ -271,7 +271,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let counts: Vec<&S::Counts> = cells.iter().map(|c| &c.counts).collect();
     let mut written = Vec::new();
     if shards == 1 {
-        written.extend(write_tables(&study, &counts, config, out)?);
+        written.extend(write_tables(&study, &counts, &picture_labels(config), out)?);
     }
     let partial = Partial {
         tool: "runner".into(),
@@ -309,6 +309,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             outputs: written.clone(),
             config,
             chunk_sizes: chunk_sizes(&study),
+            interim: None,
         },
     )?;
     journal.remove()?;
@@ -518,7 +519,7 @@ fn remove_kept_memo(path: &Path) -> anyhow::Result<()> {
 fn write_tables<S: Study>(
     study: &S,
     counts: &[&S::Counts],
-    config: &Config,
+    labels: &plot::Labels,
     out: &Path,
 ) -> anyhow::Result<Vec<String>> {
     let tables = study.tables(counts);
@@ -528,7 +529,7 @@ fn write_tables<S: Study>(
         written.push(name.to_string());
     }
     let views: Vec<(&str, &[u8])> = tables.iter().map(|(n, b)| (*n, b.as_slice())).collect();
-    for (name, bytes) in plot::pictures(&views, &picture_labels(config))? {
+    for (name, bytes) in plot::pictures(&views, labels)? {
         write_atomic(&out.join(&name), &bytes)?;
         written.push(name);
     }
@@ -543,6 +544,18 @@ pub fn picture_labels(config: &Config) -> plot::Labels {
     }
 }
 
+/// `labels` with the run's name marked as interim: a picture of a run's
+/// chunks so far must not pass for the finished run's.
+fn interim_labels(labels: plot::Labels, facts: &manifest::Interim) -> plot::Labels {
+    plot::Labels {
+        run: format!(
+            "{} (interim: {} of {} chunks)",
+            labels.run, facts.chunks_done, facts.chunks_total
+        ),
+        ..labels
+    }
+}
+
 /// The picture labels of the results in `dir`, from the config its
 /// `manifest.json` records; the directory's name alone when there is no
 /// readable manifest (a directory of CSVs copied by hand).
@@ -550,9 +563,16 @@ pub fn picture_labels_of(dir: &Path) -> plot::Labels {
     let recorded = std::fs::read(dir.join("manifest.json"))
         .ok()
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|m| serde_json::from_value::<Config>(m.get("config")?.clone()).ok());
+        .and_then(|m| {
+            let config = serde_json::from_value::<Config>(m.get("config")?.clone()).ok()?;
+            let interim = m
+                .get("interim")
+                .and_then(|i| serde_json::from_value::<manifest::Interim>(i.clone()).ok());
+            Some((config, interim))
+        });
     match recorded {
-        Some(config) => picture_labels(&config),
+        Some((config, None)) => picture_labels(&config),
+        Some((config, Some(facts))) => interim_labels(picture_labels(&config), &facts),
         None => plot::Labels {
             run: dir
                 .file_name()
@@ -577,6 +597,7 @@ struct RunFacts<'a> {
     outputs: Vec<String>,
     config: &'a Config,
     chunk_sizes: Vec<u64>,
+    interim: Option<manifest::Interim>,
 }
 
 fn chunk_sizes<S: Workload>(study: &S) -> Vec<u64> {
@@ -617,6 +638,7 @@ fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
         },
         sha256: manifest::hashes_of(out, &f.outputs)?,
         outputs: f.outputs,
+        interim: f.interim,
     }
     .write(&out.join(manifest::FILE_NAME))
 }
@@ -843,7 +865,7 @@ where
     refuse_unfit_outputs(&study, out, true)?;
     refuse_another_experiments_results(&config, out)?;
     remove_stale_temp_files(out);
-    let mut written = write_tables(&study, &counts, &config, out)?;
+    let mut written = write_tables(&study, &counts, &picture_labels(&config), out)?;
     let summary = study.summary(&counts, out);
     written.push("manifest.json".into());
     write_manifest(
@@ -861,10 +883,153 @@ where
             outputs: written.clone(),
             config: &config,
             chunk_sizes: chunk_sizes(&study),
+            interim: None,
         },
     )?;
     print_summary(ctx, &config, &summary, &written);
     Ok(summary.check)
+}
+
+/// `runner interim`: the tables of the chunks that the run of `config`
+/// checkpointed in `run_dir` has finished so far, written to `ctx.out_dir`
+/// with a manifest that says so. For runs of days (the both-rules 26x26
+/// deals), whose rates so far a researcher wants before the end. The
+/// checkpoint is read only, checked as a resume checks it, and may belong
+/// to a run still under way: its records are final once written, and a
+/// record being written is left out. The tables go to a directory of their
+/// own, never the run's, so that they are not taken for its results.
+pub fn interim<S: Study>(
+    config: &Config,
+    ctx: &RunContext,
+    run_dir: &Path,
+) -> anyhow::Result<Check> {
+    let started = Instant::now();
+    let started_unix = manifest::unix_now();
+    let out = &ctx.out_dir;
+    if same_directory(out, run_dir) {
+        return Err(refuse(format!(
+            "--to {}: is the run's own output directory; interim tables go to a directory of their own, so that they are never taken for the finished run's",
+            out.display()
+        )));
+    }
+    let study = S::build(config, &ctx.build_context())?;
+    let sizes = chunk_sizes(&study);
+    let hash = result_hash(config, &sizes);
+    let path = run_dir.join(CHECKPOINT_FILE);
+    let (shards, index) = journal::fingerprint_of(&path)?
+        .and_then(|found| shard_named(&found, &hash))
+        .unwrap_or((1, 0));
+    let Some(finished) =
+        Journal::<S::Counts>::read_only(&path, &fingerprint(&hash, shards, index))?
+    else {
+        return Err(refuse(format!(
+            "{}: no checkpoint of a run of this config; `runner interim` reads the one a stopped or running run keeps in its output directory (give that with --out)",
+            path.display()
+        )));
+    };
+    let plan = engine::Plan::new(&study);
+    let shard = engine::Shard {
+        count: shards,
+        index,
+    };
+    let restored = engine::restore(&study, &plan, shard, &finished)?;
+    let _only_writer = lock_out_dir(out)?;
+    refuse_unfit_outputs(&study, out, true)?;
+    refuse_another_experiments_results(config, out)?;
+    refuse_finished_results(out)?;
+    remove_stale_temp_files(out);
+    let mut done: Vec<u64> = restored.chunks.iter().flatten().copied().collect();
+    done.sort_unstable();
+    let facts = manifest::Interim {
+        checkpoint: path.display().to_string(),
+        chunks_done: done.len() as u64,
+        chunks_total: shard.chunks_of(&plan),
+        chunks: ranges_text(&done),
+    };
+    let counts: Vec<&S::Counts> = restored.counts.iter().collect();
+    let labels = interim_labels(picture_labels(config), &facts);
+    let mut written = write_tables(&study, &counts, &labels, out)?;
+    let summary = study.summary(&counts, out);
+    println!(
+        "interim: {} of {} chunks ({}) of the run checkpointed in {}; the run's results are only what it writes when it finishes",
+        facts.chunks_done,
+        facts.chunks_total,
+        facts.chunks,
+        run_dir.display()
+    );
+    written.push("manifest.json".into());
+    write_manifest(
+        out,
+        RunFacts {
+            config_path: ctx.config_path.display().to_string(),
+            chunks: facts.chunks_done,
+            shards,
+            shard_index: index,
+            merged_from: Vec::new(),
+            threads: ctx.threads,
+            started,
+            started_unix,
+            check: summary.check,
+            outputs: written.clone(),
+            config,
+            chunk_sizes: sizes,
+            interim: Some(facts),
+        },
+    )?;
+    print_summary(ctx, config, &summary, &written);
+    Ok(summary.check)
+}
+
+/// Are `a` and `b` one directory (by their canonical paths, where both
+/// exist; else by the paths as given)?
+fn same_directory(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Refuses a directory holding a finished run's results (a manifest
+/// without the interim mark): interim tables would replace them.
+fn refuse_finished_results(dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join(manifest::FILE_NAME);
+    if !path.exists() {
+        return Ok(());
+    }
+    let interim =
+        serde_json::from_slice::<serde_json::Value>(&crate::export::read_result_file(&path)?)
+            .is_ok_and(|m| m.get("interim").is_some());
+    if interim {
+        Ok(())
+    } else {
+        Err(refuse(format!(
+            "{}: holds a finished run's results; interim tables go to a directory of their own",
+            dir.display()
+        )))
+    }
+}
+
+/// Sorted chunk indices as ranges: "0-80, 250, 500-627".
+fn ranges_text(sorted: &[u64]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            sorted[i].to_string()
+        } else {
+            format!("{}-{}", sorted[i], sorted[j])
+        });
+        i = j + 1;
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// A short timed sample of a run, for `runner plan`'s estimate.
@@ -1082,7 +1247,18 @@ fn warn_if_long<S: Study>(
 
 #[cfg(test)]
 mod tests {
-    use super::{fingerprint, shard_named};
+    use super::{fingerprint, ranges_text, shard_named};
+
+    #[test]
+    fn chunks_are_named_as_ranges() {
+        assert_eq!(ranges_text(&[]), "none");
+        assert_eq!(ranges_text(&[7]), "7");
+        assert_eq!(ranges_text(&[0, 1, 2]), "0-2");
+        assert_eq!(
+            ranges_text(&[0, 1, 2, 250, 500, 501, 750]),
+            "0-2, 250, 500-501, 750"
+        );
+    }
 
     #[test]
     fn a_shard_is_read_back_from_its_own_configs_fingerprint_only() {

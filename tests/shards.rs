@@ -1276,3 +1276,192 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
         stderr(&o)
     );
 }
+
+/// A checkpoint of the unsharded run of `cfg` whose records are the given
+/// chunks, each with the counts the one-chunk shard `--shards 3
+/// --shard-index chunk` computed (its `partial.json`): what a stopped run
+/// that had finished those chunks leaves. `cells` maps a chunk to its cell.
+fn checkpoint_of_chunks(dir: &Path, cfg: &Path, chunks: &[(u64, usize)]) -> String {
+    let mut hash = String::new();
+    let mut lines = Vec::new();
+    for &(chunk, cell) in chunks {
+        let out = dir.join(format!("one-chunk-{chunk}"));
+        let index = chunk.to_string();
+        single(
+            cfg,
+            &out,
+            &["--shards", "3", "--shard-index", &index, "-j", "1"],
+        );
+        let partial: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("partial.json")).unwrap()).unwrap();
+        hash = partial["config_hash"].as_str().unwrap().to_string();
+        let record = serde_json::json!({"chunk": chunk, "counts": partial["cells"][cell]});
+        let json = record.to_string();
+        lines.push(format!("{:08x} {json}", crc32fast::hash(json.as_bytes())));
+    }
+    let header = serde_json::json!({
+        "journal": "runner checkpoint v2",
+        "fingerprint": format!("config {hash} version {} shard 0 of 1", env!("CARGO_PKG_VERSION")),
+    });
+    format!("{header}\n{}\n", lines.join("\n"))
+}
+
+/// `runner interim` counts exactly the chunks a checkpoint holds, through
+/// the same tables a run writes: over every chunk its tables are the
+/// finished run's byte for byte, and over some of them they count those
+/// chunks' deals. It reads the checkpoint only, refuses to write where its
+/// tables could pass for a finished run's, and refuses an edited record as
+/// a resume does.
+#[test]
+fn interim_tables_count_the_checkpointed_chunks_only() {
+    let dir = scratch("interim-chunks");
+    // Three chunks: 1,024 and 76 deals of 11x12, then 1,100 of 4x4.
+    let cfg = write_config(&dir, "c.toml", SAMPLE_LARGE);
+    let whole = dir.join("whole");
+    single(&cfg, &whole, &[]);
+    let stopped = dir.join("stopped");
+    std::fs::create_dir_all(&stopped).unwrap();
+    let journal = stopped.join("checkpoint.jsonl");
+    let interim = |to: &Path| {
+        run(&[
+            "interim",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--out",
+            stopped.to_str().unwrap(),
+            "--to",
+            to.to_str().unwrap(),
+        ])
+    };
+
+    // Every chunk: the finished run's tables.
+    let all = checkpoint_of_chunks(&dir, &cfg, &[(0, 0), (1, 0), (2, 1)]);
+    std::fs::write(&journal, &all).unwrap();
+    let to_all = dir.join("interim-all");
+    let o = interim(&to_all);
+    ok(&o);
+    assert_eq!(tables(&to_all), tables(&whole), "interim over every chunk");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("interim: 3 of 3 chunks (0-2)"), "{stdout}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(to_all.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["interim"]["chunks_done"], 3);
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), all, "read only");
+    assert_eq!(
+        std::fs::read_dir(&stopped).unwrap().count(),
+        1,
+        "nothing written beside the checkpoint"
+    );
+
+    // Chunks 0 and 2: 1,024 deals of the first cell, all 1,100 of the second.
+    let some = checkpoint_of_chunks(&dir, &cfg, &[(0, 0), (2, 1)]);
+    std::fs::write(&journal, &some).unwrap();
+    let to_some = dir.join("interim-some");
+    let o = interim(&to_some);
+    ok(&o);
+    let stats = std::fs::read_to_string(to_some.join("stats.csv")).unwrap();
+    let deals: Vec<&str> = stats
+        .lines()
+        .skip(1)
+        .map(|row| row.split(',').nth(3).unwrap())
+        .collect();
+    assert_eq!(deals, ["1024", "1100"], "{stats}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("interim: 2 of 3 chunks (0, 2)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let svg = std::fs::read_to_string(to_some.join("rates.svg")).unwrap();
+    assert!(
+        svg.contains("(interim: 2 of 3 chunks)"),
+        "the picture says so"
+    );
+
+    // Never the run's own directory, nor a finished run's results.
+    for (to, problem) in [
+        (&stopped, "the run's own output directory"),
+        (&whole, "a finished run's results"),
+    ] {
+        let o = interim(to);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(problem), "{}", stderr(&o));
+    }
+    assert_eq!(
+        tables(&whole),
+        tables(&to_all),
+        "the finished run's tables untouched"
+    );
+
+    // A record edited with its checksum recomputed: more first-player wins
+    // than deals is refused, as a resume refuses it.
+    let mut lines: Vec<String> = some.lines().map(String::from).collect();
+    let (_, record) = lines[1].split_once(' ').unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(record).unwrap();
+    v["counts"]["first_wins"] = serde_json::json!(5000);
+    let json = v.to_string();
+    lines[1] = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
+    std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+    let o = interim(&dir.join("interim-edited"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("was edited"), "{}", stderr(&o));
+
+    // No checkpoint at all: one line saying where it looked.
+    std::fs::remove_file(&journal).unwrap();
+    let o = interim(&dir.join("interim-none"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no checkpoint"), "{}", stderr(&o));
+}
+
+/// `runner interim` beside a run still under way: it counts the records
+/// finished when it read the file and leaves the run to go on and stop as
+/// usual.
+#[cfg(unix)]
+#[test]
+fn interim_reads_the_checkpoint_of_a_run_under_way() {
+    let dir = scratch("interim-live");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"live\"\nmode = \"sample\"\nseed = 1\ndeals = 18446744073709551615\n[hands]\nsizes = [[3, 3]]\n",
+    );
+    let out = dir.join("out");
+    let child = start(&cfg, &out, &["-j", "1"]);
+    let journal = out.join("checkpoint.jsonl");
+    wait_for_checkpointed_chunks(&journal, 2);
+    let to = dir.join("interim");
+    let o = run(&[
+        "interim",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--to",
+        to.to_str().unwrap(),
+    ]);
+    let running = send(&child, "TERM");
+    let stopped = output_within_a_minute(child, "stopped with SIGTERM");
+    ok(&o);
+    assert!(running, "the run was still under way");
+    assert_eq!(stopped.status.code(), Some(4), "{}", stderr(&stopped));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(to.join("manifest.json")).unwrap()).unwrap();
+    let done = manifest["interim"]["chunks_done"].as_u64().unwrap() as usize;
+    assert!(done >= 2, "{manifest}");
+    // The deals of the first `done` records, as the file holds them.
+    let checkpoint = std::fs::read_to_string(&journal).unwrap();
+    let (deals, wins) = checkpoint
+        .lines()
+        .skip(1)
+        .take(done)
+        .map(|line| {
+            let (_, json) = line.split_once(' ').unwrap();
+            let v: serde_json::Value = serde_json::from_str(json).unwrap();
+            let n = |k: &str| v["counts"][k].as_u64().unwrap();
+            (n("deals"), n("first_wins"))
+        })
+        .fold((0, 0), |(d, w), (a, b)| (d + a, w + b));
+    let stats = std::fs::read_to_string(to.join("stats.csv")).unwrap();
+    let row: Vec<&str> = stats.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[3], deals.to_string(), "{stats}");
+    assert_eq!(row[4], wins.to_string(), "{stats}");
+}

@@ -55,14 +55,23 @@ struct RecordIn<C> {
 /// hundreds of thousands of chunks: held all at once they would not fit.
 pub struct Journal<C> {
     file: File,
-    path: PathBuf,
-    /// Chunks read back on resume, in file order.
-    restored: Vec<u64>,
+    /// The records read back on resume.
+    finished: Finished<C>,
     /// Every chunk in the file: read back or recorded since. A chunk
     /// recorded twice would be counted twice on resume.
     recorded: HashSet<u64>,
-    /// Byte range of the restored records (after the header).
-    restored_bytes: std::ops::Range<u64>,
+}
+
+/// The finished chunks a journal held when it was read, checked line by
+/// line, without the means to extend it: what a resume counts before it
+/// runs the rest, and what `runner interim` reads, read only, beside the
+/// run that may still be writing the file.
+pub struct Finished<C> {
+    path: PathBuf,
+    /// Chunks read back, in file order.
+    chunks: Vec<u64>,
+    /// Byte range of their records (after the header).
+    bytes: std::ops::Range<u64>,
     _counts: PhantomData<C>,
 }
 
@@ -110,59 +119,53 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         }
         Ok(Journal {
             file,
-            path: path.to_path_buf(),
             recorded: restored.iter().copied().collect(),
-            restored,
-            restored_bytes: header_len..valid_len,
-            _counts: PhantomData,
+            finished: Finished {
+                path: path.to_path_buf(),
+                chunks: restored,
+                bytes: header_len..valid_len,
+                _counts: PhantomData,
+            },
         })
+    }
+
+    /// Reads the journal at `path` of the run named by `fingerprint`, read
+    /// only: `None` if there is none or it holds no progress; refused, as a
+    /// resume would refuse it, if it belongs to another run or was edited.
+    /// A torn last line (a record being written) is left out, and the file
+    /// is left as it is.
+    pub fn read_only(path: &Path, fingerprint: &str) -> anyhow::Result<Option<Finished<C>>> {
+        refuse_unless_file_or_absent(path, Role::Read("the checkpoint"))?;
+        if !path.exists() {
+            return Ok(None);
+        }
+        let found = read_back::<C>(path, &Header::named(fingerprint), true)?;
+        Ok(found.exists.then(|| Finished {
+            path: path.to_path_buf(),
+            chunks: found.restored,
+            bytes: found.header_len..found.valid_len,
+            _counts: PhantomData,
+        }))
     }
 
     /// How many finished chunks were read back on resume.
     pub fn done_count(&self) -> u64 {
-        self.restored.len() as u64
+        self.finished.chunks.len() as u64
     }
 
     /// Where the journal is, for messages about it.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.finished.path
     }
 
     /// The chunks read back on resume, in the order they were recorded.
     pub fn done_chunks(&self) -> &[u64] {
-        &self.restored
+        &self.finished.chunks
     }
 
-    /// Hands each chunk read back on resume to `f`, with its counts, in the
-    /// order they were recorded. The lines were checked when the journal was
-    /// opened; one chunk's counts are in memory at a time.
-    pub fn replay(&self, mut f: impl FnMut(u64, C) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let cannot_read = || format!("cannot read {}", self.path.display());
-        let mut file = File::open(&self.path).with_context(cannot_read)?;
-        file.seek(SeekFrom::Start(self.restored_bytes.start))
-            .with_context(cannot_read)?;
-        let mut reader =
-            BufReader::new(file).take(self.restored_bytes.end - self.restored_bytes.start);
-        let mut line = Vec::new();
-        for &expected in &self.restored {
-            line.clear();
-            reader
-                .read_until(b'\n', &mut line)
-                .with_context(cannot_read)?;
-            // The file is ours while the run holds it; a change since it
-            // was opened is refused rather than trusted.
-            let record = parse_record::<C>(line.trim_ascii_end())
-                .ok()
-                .filter(|r| r.chunk == expected)
-                .ok_or_else(|| {
-                    refuse(format!(
-                        "{}: changed while the run was reading it back",
-                        self.path.display()
-                    ))
-                })?;
-            f(record.chunk, record.counts)?;
-        }
-        Ok(())
+    /// What was read back on resume.
+    pub fn finished(&self) -> &Finished<C> {
+        &self.finished
     }
 
     /// Appends one finished chunk durably: one write, then a sync.
@@ -170,7 +173,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         if !self.recorded.insert(chunk) {
             anyhow::bail!(
                 "{}: chunk {chunk} was finished twice in one run (a bug); its checkpoint was not extended",
-                self.path.display()
+                self.finished.path.display()
             );
         }
         let json = serde_json::to_vec(&RecordOut { chunk, counts })?;
@@ -180,14 +183,57 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         self.file
             .write_all(&line)
             .and_then(|_| self.file.sync_data())
-            .with_context(|| format!("cannot write checkpoint {}", self.path.display()))
+            .with_context(|| format!("cannot write checkpoint {}", self.finished.path.display()))
     }
 
     /// Removes the journal once the run's outputs are safely written.
     pub fn remove(self) -> anyhow::Result<()> {
         drop(self.file);
-        std::fs::remove_file(&self.path)
-            .with_context(|| format!("cannot remove {}", self.path.display()))
+        let path = self.finished.path;
+        std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))
+    }
+}
+
+impl<C: DeserializeOwned> Finished<C> {
+    /// The chunks read back, in the order they were recorded.
+    pub fn chunks(&self) -> &[u64] {
+        &self.chunks
+    }
+
+    /// Where the journal is, for messages about it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Hands each chunk read back to `f`, with its counts, in the order
+    /// they were recorded. The lines were checked when the journal was
+    /// read; one chunk's counts are in memory at a time.
+    pub fn replay(&self, mut f: impl FnMut(u64, C) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let cannot_read = || format!("cannot read {}", self.path.display());
+        let mut file = File::open(&self.path).with_context(cannot_read)?;
+        file.seek(SeekFrom::Start(self.bytes.start))
+            .with_context(cannot_read)?;
+        let mut reader = BufReader::new(file).take(self.bytes.end - self.bytes.start);
+        let mut line = Vec::new();
+        for &expected in &self.chunks {
+            line.clear();
+            reader
+                .read_until(b'\n', &mut line)
+                .with_context(cannot_read)?;
+            // The records read are final (a run only appends), so a change
+            // since they were read is refused rather than trusted.
+            let record = parse_record::<C>(line.trim_ascii_end())
+                .ok()
+                .filter(|r| r.chunk == expected)
+                .ok_or_else(|| {
+                    refuse(format!(
+                        "{}: changed while it was being read back",
+                        self.path.display()
+                    ))
+                })?;
+            f(record.chunk, record.counts)?;
+        }
+        Ok(())
     }
 }
 
@@ -355,11 +401,12 @@ mod tests {
         j: &Journal<C>,
     ) -> std::collections::HashMap<u64, C> {
         let mut all = std::collections::HashMap::new();
-        j.replay(|chunk, counts| {
-            assert!(all.insert(chunk, counts).is_none());
-            Ok(())
-        })
-        .unwrap();
+        j.finished()
+            .replay(|chunk, counts| {
+                assert!(all.insert(chunk, counts).is_none());
+                Ok(())
+            })
+            .unwrap();
         all
     }
 
@@ -420,7 +467,7 @@ mod tests {
         assert_eq!(j.done_count(), 2);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replacen("[1]", "[7]", 1)).unwrap();
-        let err = j.replay(|_, _| Ok(())).err().unwrap();
+        let err = j.finished().replay(|_, _| Ok(())).err().unwrap();
         assert!(crate::error::is_refused(&err), "{err}");
     }
 

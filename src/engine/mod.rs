@@ -9,7 +9,7 @@ pub mod journal;
 pub mod memo_file;
 pub mod progress;
 
-use journal::Journal;
+use journal::{Finished, Journal};
 use progress::Progress;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -370,6 +370,73 @@ pub fn run_ahead<S: Workload>(
     Ok(matches!(outcome, Outcome::Complete(_)))
 }
 
+/// A journal's finished chunks, merged into their cells.
+pub struct Restored<C> {
+    /// Per cell, the merged counts of its finished chunks.
+    pub counts: Vec<C>,
+    /// Per cell, the instances those chunks hold.
+    pub items: Vec<u64>,
+    /// Per cell, which chunks (global indices) they are.
+    pub chunks: Vec<HashSet<u64>>,
+}
+
+impl<C: Default> Restored<C> {
+    /// Nothing finished, for a plan of `cells` cells.
+    fn none(cells: usize) -> Self {
+        Restored {
+            counts: (0..cells).map(|_| C::default()).collect(),
+            items: vec![0; cells],
+            chunks: (0..cells).map(|_| HashSet::new()).collect(),
+        }
+    }
+}
+
+/// Merges the chunks `finished` holds into their cells of `plan`, as a
+/// resume counts them (merges are order-independent). Each must be a chunk
+/// of `shard`, with counts such a chunk can have, and the chunks of a cell
+/// must add up to counts their instances can have: a record edited with
+/// its checksum recomputed is refused, naming the journal, instead of
+/// being counted into a rate outside [0, 1].
+pub fn restore<S: Workload>(
+    study: &S,
+    plan: &Plan,
+    shard: Shard,
+    finished: &Finished<S::Counts>,
+) -> anyhow::Result<Restored<S::Counts>> {
+    let cells = plan.cells();
+    let mut restored = Restored::none(cells);
+    let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
+    let path = finished.path().display();
+    finished.replay(|global, counts| {
+        let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) else {
+            return Err(crate::error::refuse(format!(
+                "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"
+            )));
+        };
+        let len = plan.chunk(cell, global).len;
+        if let Err(problem) = study.check_counts(cell, len, &counts) {
+            return Err(crate::error::refuse(format!(
+                "{path}: chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
+            )));
+        }
+        S::merge(&mut restored.counts[cell], counts);
+        restored.items[cell] += len;
+        restored.chunks[cell].insert(global);
+        // Each record may fit its chunk while together they claim more
+        // deals than the cell has. Checked after every merge, so no sum
+        // grows past twice a cell's bound.
+        if let Err(problem) =
+            study.check_counts(cell, restored.items[cell], &restored.counts[cell])
+        {
+            return Err(crate::error::refuse(format!(
+                "{path}: the chunks of cell {cell} up to chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
+            )));
+        }
+        Ok(())
+    })?;
+    Ok(restored)
+}
+
 /// Which chunks [`run_chunks`] runs, and what it counts.
 enum Chunks<'a, C> {
     /// Every chunk of the shard: those journalled before are read back and
@@ -397,62 +464,33 @@ fn run_chunks<S: Workload>(
     let workers: Vec<Mutex<S::Worker>> = (0..opts.threads)
         .map(|_| Mutex::new(study.new_worker()))
         .collect();
-    // Restored chunks, merged into their cells as they are read back (merges
-    // are order-independent); each one must be a chunk of this shard, with
-    // counts such a chunk can have.
     let cells = plan.cells();
-    let mut merged_by_cell: Vec<S::Counts> = (0..cells).map(|_| S::Counts::default()).collect();
-    let mut restored_items = vec![0u64; cells];
-    let mut done_before: Vec<HashSet<u64>> = (0..cells).map(|_| HashSet::new()).collect();
     let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
     // Done ahead: counted from memory (in a run), or skipped (ahead of it).
     let (ahead_chunks, mut ahead_cells, into_ahead) = match chunks {
         Chunks::AllBut(a) => (a.chunks, a.cells, None),
         Chunks::Ahead(a) => (a.chunks.clone(), Vec::new(), Some(a)),
     };
+    let counting = into_ahead.is_none();
+    let Restored {
+        counts: merged_by_cell,
+        items: restored_items,
+        chunks: mut done_before,
+    } = match journal.as_deref() {
+        Some(j) if counting => restore(study, plan, shard, j.finished())?,
+        _ => Restored::none(cells),
+    };
     for &global in &ahead_chunks {
         if let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) {
             done_before[cell].insert(global);
         }
     }
-    let counting = into_ahead.is_none();
     if let Some(j) = journal.as_deref().filter(|_| !counting) {
         for &global in j.done_chunks() {
             if let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) {
                 done_before[cell].insert(global);
             }
         }
-    }
-    if let Some(j) = journal.as_deref().filter(|_| counting) {
-        let path = j.path().display();
-        j.replay(|global, counts| {
-            let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) else {
-                return Err(crate::error::refuse(format!(
-                    "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"
-                )));
-            };
-            let len = plan.chunk(cell, global).len;
-            if let Err(problem) = study.check_counts(cell, len, &counts) {
-                return Err(crate::error::refuse(format!(
-                    "{path}: chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
-                )));
-            }
-            S::merge(&mut merged_by_cell[cell], counts);
-            restored_items[cell] += len;
-            done_before[cell].insert(global);
-            // The chunks read back so far must add up to counts that their
-            // items could produce too: each record may fit its chunk while
-            // together they claim more deals than the cell has. Checked
-            // after every merge, so no sum grows past twice a cell's bound.
-            if let Err(problem) =
-                study.check_counts(cell, restored_items[cell], &merged_by_cell[cell])
-            {
-                return Err(crate::error::refuse(format!(
-                    "{path}: the chunks of cell {cell} up to chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
-                )));
-            }
-            Ok(())
-        })?;
     }
     let journal = journal.map(Mutex::new);
     let mut results = Vec::with_capacity(cells);

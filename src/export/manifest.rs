@@ -65,6 +65,23 @@ pub struct Manifest<'a, C: Serialize> {
     /// run, or left by another run that was killed while writing, no
     /// longer matches, and `plot`, `report`, `diff` and `compare` refuse it.
     pub sha256: BTreeMap<String, String>,
+    /// Set when the tables are a stopped or running run's chunks so far
+    /// (`runner interim`), not a finished run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interim: Option<Interim>,
+}
+
+/// What an interim directory's tables cover (`runner interim`).
+#[derive(Serialize, serde::Deserialize, Clone, Debug)]
+pub struct Interim {
+    /// The checkpoint read.
+    pub checkpoint: String,
+    /// Its finished chunks, counted in the tables.
+    pub chunks_done: u64,
+    /// The chunks of the run (or of the checkpoint's shard).
+    pub chunks_total: u64,
+    /// Which chunks, as ranges of global indices ("0-80, 250").
+    pub chunks: String,
 }
 
 impl<C: Serialize> Manifest<'_, C> {

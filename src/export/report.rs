@@ -251,6 +251,19 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         if !check.is_empty() {
             let _ = writeln!(html, "<p><strong>{}</strong></p>", escape(&check));
         }
+        if let Some(i) = m.get("interim") {
+            let count = |key: &str| i.get(key).map_or(String::from("?"), |v| v.to_string());
+            let chunks = i.get("chunks").and_then(|v| v.as_str()).unwrap_or("?");
+            let _ = writeln!(
+                html,
+                "<p><strong>{}</strong></p>",
+                escape(&format!(
+                    "Interim: these tables count {} of the run's {} chunks ({chunks}), from the checkpoint of a run not finished (runner interim); its results are only what it writes when it finishes.",
+                    count("chunks_done"),
+                    count("chunks_total")
+                ))
+            );
+        }
     }
     let _ = writeln!(
         html,
@@ -338,6 +351,31 @@ mod tests {
         );
         let path = write(&dir, &labels).unwrap();
         assert_eq!(path, dir.join("report.html"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Tables of a run's chunks so far (`runner interim`) say so at the top
+    /// of the page, which counts, and of how many; a finished run's do not.
+    #[test]
+    fn an_interim_directory_says_so_at_the_top() {
+        let dir = scratch("interim");
+        std::fs::write(dir.join("stats.csv"), "n_first,rate\n8,0.5\n").unwrap();
+        let finished = r#"{"tool":"runner","check":"passed","config":{"experiment":{"name":"x"}}}"#;
+        std::fs::write(dir.join("manifest.json"), finished).unwrap();
+        let html = render(&dir, &Labels::default()).unwrap();
+        assert!(!html.contains("Interim"), "a finished run's page");
+        let interim = finished.replace(
+            r#""check":"passed","#,
+            r#""check":"passed","interim":{"checkpoint":"c","chunks_done":211,"chunks_total":1000,"chunks":"0-80, 250"},"#,
+        );
+        std::fs::write(dir.join("manifest.json"), interim).unwrap();
+        let html = render(&dir, &Labels::default()).unwrap();
+        assert!(
+            html.contains(
+                "Interim: these tables count 211 of the run&#39;s 1000 chunks (0-80, 250)"
+            ),
+            "{html}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

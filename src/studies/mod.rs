@@ -36,6 +36,9 @@ pub struct StudyEntry {
     pub run: fn(&Config, &RunContext) -> anyhow::Result<RunOutcome>,
     /// Merges the shards of a run.
     pub merge: fn(ShardResults, &RunContext) -> anyhow::Result<Check>,
+    /// Writes the tables of a stopped or running run's finished chunks
+    /// ([`driver::interim`]), read from the checkpoint in the given directory.
+    pub interim: fn(&Config, &RunContext, &Path) -> anyhow::Result<Check>,
     /// Accepts `mode = "sample"`: draws random deals.
     pub samples: bool,
     /// Reads `[solver]`: searches positions with a memo.
@@ -59,6 +62,7 @@ where
         calibrate: driver::calibrate::<S>,
         run: driver::run::<S>,
         merge: driver::merge::<S>,
+        interim: driver::interim::<S>,
         samples: true,
         solves: true,
         keeps_memo: S::KEEPS_MEMO,
