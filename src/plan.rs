@@ -57,7 +57,7 @@ pub fn main(args: &PlanArgs) -> i32 {
         size_text(OVERHEAD_BYTES)
     );
     let out = args.out.clone().unwrap_or_else(|| config.output_dir());
-    print_checkpoint(&config, &outline, &out);
+    print_checkpoint(&config, &args.config, &outline, &out);
     if args.calibrate_secs == 0 {
         return exit::OK;
     }
@@ -96,7 +96,7 @@ fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) -> Deadline {
 /// A run that was stopped leaves its checkpoint in the output directory
 /// (a long one may be committed, to be continued in another session), and
 /// a run there without `--resume` is refused: say what it holds.
-fn print_checkpoint(config: &Config, outline: &Outline, out: &Path) {
+fn print_checkpoint(config: &Config, config_path: &Path, outline: &Outline, out: &Path) {
     let sizes: Vec<u64> = outline.cells.iter().map(|c| c.chunk_size).collect();
     let total: u64 = outline
         .cells
@@ -125,7 +125,12 @@ fn print_checkpoint(config: &Config, outline: &Outline, out: &Path) {
                 grouped(found.chunks_done.into()),
                 grouped(of_shard.into()),
                 out.join(CHECKPOINT_FILE).display()
-            )
+            );
+            println!(
+                "interim: `runner interim --config {} --out {} --to DIR` writes the tables of the chunks done so far",
+                config_path.display(),
+                out.display()
+            );
         }
         Err(e) => println!("checkpoint: a run with --resume would refuse it: {e}"),
     }

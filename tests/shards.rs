@@ -489,6 +489,30 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
         said.contains(&format!("checkpoint: {recorded} of ")) && said.contains(" chunks done in "),
         "{said}"
     );
+    // The interim command it prints runs as printed, and counts those chunks.
+    let printed = said
+        .lines()
+        .find_map(|l| l.strip_prefix("interim: `runner "))
+        .and_then(|l| l.split('`').next())
+        .unwrap_or_else(|| panic!("no interim command: {said}"));
+    let to = out.with_extension("interim");
+    let args: Vec<String> = printed
+        .split(' ')
+        .map(|a| {
+            if a == "DIR" {
+                to.display().to_string()
+            } else {
+                a.to_string()
+            }
+        })
+        .collect();
+    let o = run(&args);
+    ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&format!("interim: {recorded} of ")),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     assert_eq!(
         std::fs::read(out.join("checkpoint.jsonl")).unwrap(),
         journal
