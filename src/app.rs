@@ -212,11 +212,15 @@ fn interim(args: &InterimArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    let run_dir = args.out.clone().unwrap_or_else(|| config.output_dir());
+    let run_dirs = if args.out.is_empty() {
+        vec![config.output_dir()]
+    } else {
+        args.out.clone()
+    };
     // Nothing is searched: the tables come from the checkpoint's counts.
     let ctx = RunContext::quiet(args.config.clone(), args.to.clone(), 1);
     let entry = studies::find(&config.experiment.study).expect("checked by load_config");
-    match (entry.interim)(&config, &ctx, &run_dir) {
+    match (entry.interim)(&config, &ctx, &run_dirs) {
         Ok(check) => check_status(check),
         Err(e) => error_status(&e),
     }

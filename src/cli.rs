@@ -57,9 +57,9 @@ pub struct InterimArgs {
     /// The run's experiment config (TOML).
     #[arg(short, long, value_name = "FILE")]
     pub config: PathBuf,
-    /// The run's output directory, where its checkpoint is; overrides [output] dir from the config.
-    #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    /// The run's output directory, where its checkpoint is [default: [output] dir from the config]. For a sharded run, the shards' directories (`--out DIR/shard-*`): a stopped or running shard's checkpoint and a finished shard's partial.json both count.
+    #[arg(short, long, value_name = "DIR", num_args = 1..)]
+    pub out: Vec<PathBuf>,
     /// Where to write the interim tables, pictures and manifest: a directory of their own, never the run's.
     #[arg(long, value_name = "DIR")]
     pub to: PathBuf,

@@ -667,30 +667,35 @@ fn sealed<T: Serialize>(partial: &T) -> anyhow::Result<Vec<u8>> {
     Ok(serde_json::to_vec(&v)?)
 }
 
+/// Reads `partial.json` from a shard directory, its checksum checked.
+fn read_partial(dir: &Path) -> anyhow::Result<(PathBuf, serde_json::Value)> {
+    let path = dir.join(PARTIAL_FILE);
+    refuse_unless_file_or_absent(&path, Role::Read("read as shard results"))?;
+    let bytes = std::fs::read(&path).map_err(|e| {
+        refuse(format!(
+            "{}: cannot read shard results: {e}",
+            path.display()
+        ))
+    })?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| refuse(format!("{}: not a shard result: {e}", path.display())))?;
+    let recorded = v.get(CHECKSUM).and_then(|c| c.as_str()).map(String::from);
+    if recorded.as_deref() != Some(checksum_of(v.clone())?.as_str()) {
+        return Err(refuse(format!(
+            "{}: checksum mismatch; the shard result was edited or corrupted (rerun that shard)",
+            path.display()
+        )));
+    }
+    Ok((path, v))
+}
+
 /// Reads `partial.json` from each shard directory and checks that together
 /// they are exactly the shards of one run.
 pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
-    let mut out = Vec::new();
-    for dir in dirs {
-        let path = dir.join(PARTIAL_FILE);
-        refuse_unless_file_or_absent(&path, Role::Read("read as shard results"))?;
-        let bytes = std::fs::read(&path).map_err(|e| {
-            refuse(format!(
-                "{}: cannot read shard results: {e}",
-                path.display()
-            ))
-        })?;
-        let v: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| refuse(format!("{}: not a shard result: {e}", path.display())))?;
-        let recorded = v.get(CHECKSUM).and_then(|c| c.as_str()).map(String::from);
-        if recorded.as_deref() != Some(checksum_of(v.clone())?.as_str()) {
-            return Err(refuse(format!(
-                "{}: checksum mismatch; the shard result was edited or corrupted (rerun that shard)",
-                path.display()
-            )));
-        }
-        out.push((path, v));
-    }
+    let out = dirs
+        .iter()
+        .map(|dir| read_partial(dir))
+        .collect::<anyhow::Result<ShardResults>>()?;
     let Some((first_path, first)) = out.first() else {
         return Err(refuse("merge needs at least one shard directory"));
     };
@@ -891,71 +896,108 @@ where
 }
 
 /// `runner interim`: the tables of the chunks that the run of `config`
-/// checkpointed in `run_dir` has finished so far, written to `ctx.out_dir`
-/// with a manifest that says so. For runs of days (the both-rules 26x26
-/// deals), whose rates so far a researcher wants before the end. The
-/// checkpoint is read only, checked as a resume checks it, and may belong
-/// to a run still under way: its records are final once written, and a
-/// record being written is left out. The tables go to a directory of their
-/// own, never the run's, so that they are not taken for its results.
+/// has finished so far, written to `ctx.out_dir` with a manifest that says
+/// so. For runs of days (the both-rules 26x26 deals), whose rates so far a
+/// researcher wants before the end. Each of `run_dirs` is the output
+/// directory of the run or of some of its shards: a stopped or running
+/// one's checkpoint is read only, checked as a resume checks it (its
+/// records are final once written, and a record being written is left
+/// out); a finished shard's `partial.json` is checked as a merge checks
+/// it. The tables go to a directory of their own, never a run's, so that
+/// they are not taken for a finished run's results.
 pub fn interim<S: Study>(
     config: &Config,
     ctx: &RunContext,
-    run_dir: &Path,
-) -> anyhow::Result<Check> {
+    run_dirs: &[PathBuf],
+) -> anyhow::Result<Check>
+where
+    S::Counts: DeserializeOwned,
+{
     let started = Instant::now();
     let started_unix = manifest::unix_now();
     let out = &ctx.out_dir;
-    if same_directory(out, run_dir) {
+    if let Some(dir) = run_dirs.iter().find(|d| same_directory(out, d)) {
         return Err(refuse(format!(
-            "--to {}: is the run's own output directory; interim tables go to a directory of their own, so that they are never taken for the finished run's",
-            out.display()
+            "--to {}: is the output directory of a run given with --out; interim tables go to a directory of their own, so that they are never taken for the finished run's",
+            dir.display()
         )));
     }
     let study = S::build(config, &ctx.build_context())?;
     let sizes = chunk_sizes(&study);
     let hash = result_hash(config, &sizes);
-    let path = run_dir.join(CHECKPOINT_FILE);
-    let (shards, index) = journal::fingerprint_of(&path)?
-        .and_then(|found| shard_named(&found, &hash))
-        .unwrap_or((1, 0));
-    let Some(finished) =
-        Journal::<S::Counts>::read_only(&path, &fingerprint(&hash, shards, index))?
-    else {
-        return Err(refuse(format!(
-            "{}: no checkpoint of a run of this config; `runner interim` reads the one a stopped or running run keeps in its output directory (give that with --out)",
-            path.display()
-        )));
-    };
     let plan = engine::Plan::new(&study);
-    let shard = engine::Shard {
-        count: shards,
-        index,
+    let cells = plan.cells();
+    let mut merged: Vec<S::Counts> = (0..cells).map(|_| S::Counts::default()).collect();
+    let mut merged_items = vec![0u64; cells];
+    let mut done: Vec<u64> = Vec::new();
+    let mut total = 0u64;
+    let mut sources = Vec::new();
+    // Shard count, and the directory each shard index came from.
+    let mut shards_of_run: Option<u64> = None;
+    let mut seen: std::collections::BTreeMap<u64, &Path> = Default::default();
+    for dir in run_dirs {
+        let (shard, part, source) = interim_part(&study, &plan, &hash, dir)?;
+        if *shards_of_run.get_or_insert(shard.count) != shard.count {
+            return Err(refuse(format!(
+                "{}: a shard of {} shards, where the directories before it hold shards of {}",
+                source.display(),
+                shard.count,
+                shards_of_run.unwrap_or(0)
+            )));
+        }
+        if let Some(other) = seen.insert(shard.index, dir) {
+            return Err(refuse(format!(
+                "shard {} of {} given twice: {} and {}",
+                shard.index,
+                shard.count,
+                other.display(),
+                dir.display()
+            )));
+        }
+        total += shard.chunks_of(&plan);
+        for (cell, counts) in part.counts.into_iter().enumerate() {
+            S::merge(&mut merged[cell], counts);
+            merged_items[cell] += part.items[cell];
+            // Parts that each fit may still add up to more deals than
+            // their chunks hold.
+            if let Err(problem) = study.check_counts(cell, merged_items[cell], &merged[cell]) {
+                return Err(refuse(format!(
+                    "{}: cell {cell}: {problem} once counted with the directories before it; a checkpoint or shard result was edited",
+                    source.display()
+                )));
+            }
+        }
+        done.extend(part.chunks.into_iter().flatten());
+        sources.push(source.display().to_string());
+    }
+    let (shards, index) = match (shards_of_run, seen.keys().next()) {
+        (Some(n), Some(&i)) if n > 1 && seen.len() == 1 => (n, i),
+        (Some(n), _) => (n, 0),
+        _ => return Err(refuse("interim needs the directory of a run (--out)")),
     };
-    let restored = engine::restore(&study, &plan, shard, &finished)?;
     let _only_writer = lock_out_dir(out)?;
     refuse_unfit_outputs(&study, out, true)?;
     refuse_another_experiments_results(config, out)?;
     refuse_finished_results(out)?;
     remove_stale_temp_files(out);
-    let mut done: Vec<u64> = restored.chunks.iter().flatten().copied().collect();
     done.sort_unstable();
     let facts = manifest::Interim {
-        checkpoint: path.display().to_string(),
+        from: sources,
         chunks_done: done.len() as u64,
-        chunks_total: shard.chunks_of(&plan),
+        chunks_total: total,
         chunks: ranges_text(&done),
     };
-    let counts: Vec<&S::Counts> = restored.counts.iter().collect();
+    let counts: Vec<&S::Counts> = merged.iter().collect();
     let labels = interim_labels(picture_labels(config), &facts);
     let mut written = write_tables(&study, &counts, &labels, out)?;
     let summary = study.summary(&counts, out);
+    let dirs: Vec<String> = run_dirs.iter().map(|d| d.display().to_string()).collect();
     println!(
-        "interim: {} of {} chunks ({}) of the run checkpointed in {}; the run's results are only what it writes when it finishes",
+        "interim: {} of {} chunks ({}) of the run in {}; the run's results are only what it writes when it finishes",
         facts.chunks_done,
         facts.chunks_total,
         facts.chunks,
-        run_dir.display()
+        dirs.join(", ")
     );
     written.push("manifest.json".into());
     write_manifest(
@@ -978,6 +1020,75 @@ pub fn interim<S: Study>(
     )?;
     print_summary(ctx, config, &summary, &written);
     Ok(summary.check)
+}
+
+/// What one directory of a run holds for [`interim`]: the chunks its
+/// checkpoint records (a run or shard stopped or under way), else every
+/// chunk of the finished shard whose `partial.json` it holds; with the
+/// shard and the file read.
+fn interim_part<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    hash: &str,
+    dir: &Path,
+) -> anyhow::Result<(engine::Shard, engine::Restored<S::Counts>, PathBuf)>
+where
+    S::Counts: DeserializeOwned,
+{
+    let path = dir.join(CHECKPOINT_FILE);
+    let (count, index) = journal::fingerprint_of(&path)?
+        .and_then(|found| shard_named(&found, hash))
+        .unwrap_or((1, 0));
+    if let Some(finished) =
+        Journal::<S::Counts>::read_only(&path, &fingerprint(hash, count, index))?
+    {
+        let shard = engine::Shard { count, index };
+        return Ok((shard, engine::restore(study, plan, shard, &finished)?, path));
+    }
+    if !dir.join(PARTIAL_FILE).exists() {
+        return Err(refuse(format!(
+            "{}: no checkpoint of a run of this config, nor a finished shard's {PARTIAL_FILE}; `runner interim` reads what a run or shard keeps in its output directory (give that with --out)",
+            dir.display()
+        )));
+    }
+    let (path, v) = read_partial(dir)?;
+    let p: Partial<S::Counts> = serde_json::from_value(v)
+        .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
+    if p.config_hash != hash || p.version != env!("CARGO_PKG_VERSION") {
+        return Err(refuse(format!(
+            "{}: the shard result of another config or version, not this run's",
+            path.display()
+        )));
+    }
+    if p.shard_index >= p.shards || p.cells.len() != plan.cells() {
+        return Err(refuse(format!(
+            "{}: not a shard of this run; the shard result was edited",
+            path.display()
+        )));
+    }
+    let shard = engine::Shard {
+        count: p.shards,
+        index: p.shard_index,
+    };
+    let mut part = engine::Restored {
+        counts: Vec::new(),
+        items: Vec::new(),
+        chunks: Vec::new(),
+    };
+    for (cell, counts) in p.cells.into_iter().enumerate() {
+        let items = plan.items_of(cell, shard);
+        if let Err(problem) = study.check_counts(cell, items, &counts) {
+            return Err(refuse(format!(
+                "{}: cell {cell}: {problem}; the shard result was edited (rerun that shard)",
+                path.display()
+            )));
+        }
+        part.counts.push(counts);
+        part.items.push(items);
+        part.chunks
+            .push(shard.within(plan.cell_range(cell)).collect());
+    }
+    Ok((shard, part, path))
 }
 
 /// Are `a` and `b` one directory (by their canonical paths, where both
@@ -1009,7 +1120,9 @@ fn refuse_finished_results(dir: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Sorted chunk indices as ranges: "0-80, 250, 500-627".
+/// Sorted chunk indices as ranges: "0-80, 250, 500-627". At most
+/// [`RANGES_SHOWN`] are named, then how many more there are (a shard's
+/// chunks are every n-th one).
 fn ranges_text(sorted: &[u64]) -> String {
     let mut parts = Vec::new();
     let mut i = 0;
@@ -1025,12 +1138,19 @@ fn ranges_text(sorted: &[u64]) -> String {
         });
         i = j + 1;
     }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
+    match parts.len() {
+        0 => "none".into(),
+        n if n > RANGES_SHOWN => format!(
+            "{} and {} more ranges",
+            parts[..RANGES_SHOWN].join(", "),
+            n - RANGES_SHOWN
+        ),
+        _ => parts.join(", "),
     }
 }
+
+/// Ranges of chunks [`ranges_text`] names.
+const RANGES_SHOWN: usize = 20;
 
 /// A short timed sample of a run, for `runner plan`'s estimate.
 #[derive(Clone, Copy, Debug)]
@@ -1257,6 +1377,11 @@ mod tests {
         assert_eq!(
             ranges_text(&[0, 1, 2, 250, 500, 501, 750]),
             "0-2, 250, 500-501, 750"
+        );
+        let every_third: Vec<u64> = (0..30).map(|i| 3 * i).collect();
+        assert_eq!(
+            ranges_text(&every_third),
+            "0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57 and 10 more ranges"
         );
     }
 

@@ -1306,6 +1306,12 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
 /// --shard-index chunk` computed (its `partial.json`): what a stopped run
 /// that had finished those chunks leaves. `cells` maps a chunk to its cell.
 fn checkpoint_of_chunks(dir: &Path, cfg: &Path, chunks: &[(u64, usize)]) -> String {
+    checkpoint_of_shard(dir, cfg, chunks, "shard 0 of 1")
+}
+
+/// As [`checkpoint_of_chunks`], for the shard `shard` ("shard 1 of 3") of
+/// the run.
+fn checkpoint_of_shard(dir: &Path, cfg: &Path, chunks: &[(u64, usize)], shard: &str) -> String {
     let mut hash = String::new();
     let mut lines = Vec::new();
     for &(chunk, cell) in chunks {
@@ -1325,7 +1331,7 @@ fn checkpoint_of_chunks(dir: &Path, cfg: &Path, chunks: &[(u64, usize)]) -> Stri
     }
     let header = serde_json::json!({
         "journal": "runner checkpoint v2",
-        "fingerprint": format!("config {hash} version {} shard 0 of 1", env!("CARGO_PKG_VERSION")),
+        "fingerprint": format!("config {hash} version {} {shard}", env!("CARGO_PKG_VERSION")),
     });
     format!("{header}\n{}\n", lines.join("\n"))
 }
@@ -1403,7 +1409,7 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
 
     // Never the run's own directory, nor a finished run's results.
     for (to, problem) in [
-        (&stopped, "the run's own output directory"),
+        (&stopped, "the output directory of a run given with --out"),
         (&whole, "a finished run's results"),
     ] {
         let o = interim(to);
@@ -1488,4 +1494,60 @@ fn interim_reads_the_checkpoint_of_a_run_under_way() {
     let row: Vec<&str> = stats.lines().nth(1).unwrap().split(',').collect();
     assert_eq!(row[3], deals.to_string(), "{stats}");
     assert_eq!(row[4], wins.to_string(), "{stats}");
+}
+
+/// `runner interim` over a sharded run: finished shards count by their
+/// `partial.json`, a stopped one by its checkpoint; all of them together
+/// give the single run's tables, and a shard given twice is refused.
+#[test]
+fn interim_counts_finished_and_stopped_shards_together() {
+    let dir = scratch("interim-shards");
+    let cfg = write_config(&dir, "c.toml", SAMPLE_LARGE);
+    let whole = dir.join("whole");
+    single(&cfg, &whole, &[]);
+    // Shards 0 and 2 of 3 finished; shard 1 stopped after its one chunk.
+    let shard = |i: &str| {
+        let out = dir.join(format!("shard-{i}"));
+        single(
+            &cfg,
+            &out,
+            &["--shards", "3", "--shard-index", i, "-j", "1"],
+        );
+        out
+    };
+    let (s0, s2) = (shard("0"), shard("2"));
+    let s1 = dir.join("shard-1-stopped");
+    std::fs::create_dir_all(&s1).unwrap();
+    let journal = checkpoint_of_shard(&dir, &cfg, &[(1, 0)], "shard 1 of 3");
+    std::fs::write(s1.join("checkpoint.jsonl"), journal).unwrap();
+    let interim = |dirs: &[&Path], to: &Path| {
+        let mut args = vec!["interim".to_string(), "--config".into()];
+        args.push(cfg.display().to_string());
+        args.push("--out".into());
+        args.extend(dirs.iter().map(|d| d.display().to_string()));
+        args.push("--to".into());
+        args.push(to.display().to_string());
+        run(&args)
+    };
+    let all = dir.join("interim-all");
+    let o = interim(&[&s0, &s1, &s2], &all);
+    ok(&o);
+    assert_eq!(tables(&all), tables(&whole), "every shard: the single run");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("interim: 3 of 3 chunks (0-2)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let two = dir.join("interim-two");
+    ok(&interim(&[&s0, &s2], &two));
+    let stats = std::fs::read_to_string(two.join("stats.csv")).unwrap();
+    let deals: Vec<&str> = stats
+        .lines()
+        .skip(1)
+        .map(|row| row.split(',').nth(3).unwrap())
+        .collect();
+    assert_eq!(deals, ["1024", "1100"], "{stats}");
+    let o = interim(&[&s0, &s2, &s0], &dir.join("interim-twice"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("given twice"), "{}", stderr(&o));
 }

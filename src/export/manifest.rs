@@ -74,8 +74,8 @@ pub struct Manifest<'a, C: Serialize> {
 /// What an interim directory's tables cover (`runner interim`).
 #[derive(Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Interim {
-    /// The checkpoint read.
-    pub checkpoint: String,
+    /// The checkpoints (and finished shards' `partial.json`) read.
+    pub from: Vec<String>,
     /// Its finished chunks, counted in the tables.
     pub chunks_done: u64,
     /// The chunks of the run (or of the checkpoint's shard).

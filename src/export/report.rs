@@ -366,7 +366,7 @@ mod tests {
         assert!(!html.contains("Interim"), "a finished run's page");
         let interim = finished.replace(
             r#""check":"passed","#,
-            r#""check":"passed","interim":{"checkpoint":"c","chunks_done":211,"chunks_total":1000,"chunks":"0-80, 250"},"#,
+            r#""check":"passed","interim":{"from":["c"],"chunks_done":211,"chunks_total":1000,"chunks":"0-80, 250"},"#,
         );
         std::fs::write(dir.join("manifest.json"), interim).unwrap();
         let html = render(&dir, &Labels::default()).unwrap();

@@ -37,8 +37,9 @@ pub struct StudyEntry {
     /// Merges the shards of a run.
     pub merge: fn(ShardResults, &RunContext) -> anyhow::Result<Check>,
     /// Writes the tables of a stopped or running run's finished chunks
-    /// ([`driver::interim`]), read from the checkpoint in the given directory.
-    pub interim: fn(&Config, &RunContext, &Path) -> anyhow::Result<Check>,
+    /// ([`driver::interim`]), read from the given directories of the run
+    /// or its shards.
+    pub interim: fn(&Config, &RunContext, &[std::path::PathBuf]) -> anyhow::Result<Check>,
     /// Accepts `mode = "sample"`: draws random deals.
     pub samples: bool,
     /// Reads `[solver]`: searches positions with a memo.
