@@ -38,6 +38,9 @@ const SAMPLE: &str = "[experiment]\nname = \"s\"\nmode = \"sample\"\nseed = 3\nd
 /// two chunks of different lengths and the second one chunk of 1,100.
 const SAMPLE_LARGE: &str = "[experiment]\nname = \"l\"\nmode = \"sample\"\nseed = 5\ndeals = 1100\n[hands]\nsizes = [[11, 12], [4, 4]]\n";
 
+/// Every 3x3 deal a u64 counts: 2^52 chunks, a run that never ends.
+const ENDLESS: &str = "[experiment]\nname = \"huge\"\nmode = \"sample\"\nseed = 1\ndeals = 18446744073709551615\n[hands]\nsizes = [[3, 3]]\n";
+
 fn single(cfg: &Path, out: &Path, extra: &[&str]) {
     ok(&run(&run_args(cfg, out, extra)));
 }
@@ -1067,11 +1070,7 @@ fn counts_that_add_up_to_more_deals_than_the_cell_has_are_refused() {
 #[test]
 fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
     let dir = scratch("u64-max");
-    let cfg = write_config(
-        &dir,
-        "c.toml",
-        "[experiment]\nname = \"huge\"\nmode = \"sample\"\nseed = 1\ndeals = 18446744073709551615\n[hands]\nsizes = [[3, 3]]\n",
-    );
+    let cfg = write_config(&dir, "c.toml", ENDLESS);
     let out = dir.join("out");
     let child = start(&cfg, &out, &["-j", "1"]);
     let journal = out.join("checkpoint.jsonl");
@@ -1336,6 +1335,17 @@ fn checkpoint_of_shard(dir: &Path, cfg: &Path, chunks: &[(u64, usize)], shard: &
     format!("{header}\n{}\n", lines.join("\n"))
 }
 
+/// `runner interim --config cfg --out outs... --to to`.
+fn run_interim(cfg: &Path, outs: &[&Path], to: &Path) -> Output {
+    let mut args = vec!["interim".to_string(), "--config".into()];
+    args.push(cfg.display().to_string());
+    args.push("--out".into());
+    args.extend(outs.iter().map(|d| d.display().to_string()));
+    args.push("--to".into());
+    args.push(to.display().to_string());
+    run(&args)
+}
+
 /// `runner interim` counts exactly the chunks a checkpoint holds, through
 /// the same tables a run writes: over every chunk its tables are the
 /// finished run's byte for byte, and over some of them they count those
@@ -1352,17 +1362,7 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
     let stopped = dir.join("stopped");
     std::fs::create_dir_all(&stopped).unwrap();
     let journal = stopped.join("checkpoint.jsonl");
-    let interim = |to: &Path| {
-        run(&[
-            "interim",
-            "--config",
-            cfg.to_str().unwrap(),
-            "--out",
-            stopped.to_str().unwrap(),
-            "--to",
-            to.to_str().unwrap(),
-        ])
-    };
+    let interim = |to: &Path| run_interim(&cfg, &[&stopped], to);
 
     // Every chunk: the finished run's tables.
     let all = checkpoint_of_chunks(&dir, &cfg, &[(0, 0), (1, 0), (2, 1)]);
@@ -1449,25 +1449,13 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
 #[test]
 fn interim_reads_the_checkpoint_of_a_run_under_way() {
     let dir = scratch("interim-live");
-    let cfg = write_config(
-        &dir,
-        "c.toml",
-        "[experiment]\nname = \"live\"\nmode = \"sample\"\nseed = 1\ndeals = 18446744073709551615\n[hands]\nsizes = [[3, 3]]\n",
-    );
+    let cfg = write_config(&dir, "c.toml", ENDLESS);
     let out = dir.join("out");
     let child = start(&cfg, &out, &["-j", "1"]);
     let journal = out.join("checkpoint.jsonl");
     wait_for_checkpointed_chunks(&journal, 2);
     let to = dir.join("interim");
-    let o = run(&[
-        "interim",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--to",
-        to.to_str().unwrap(),
-    ]);
+    let o = run_interim(&cfg, &[&out], &to);
     let running = send(&child, "TERM");
     let stopped = output_within_a_minute(child, "stopped with SIGTERM");
     ok(&o);
@@ -1520,15 +1508,7 @@ fn interim_counts_finished_and_stopped_shards_together() {
     std::fs::create_dir_all(&s1).unwrap();
     let journal = checkpoint_of_shard(&dir, &cfg, &[(1, 0)], "shard 1 of 3");
     std::fs::write(s1.join("checkpoint.jsonl"), journal).unwrap();
-    let interim = |dirs: &[&Path], to: &Path| {
-        let mut args = vec!["interim".to_string(), "--config".into()];
-        args.push(cfg.display().to_string());
-        args.push("--out".into());
-        args.extend(dirs.iter().map(|d| d.display().to_string()));
-        args.push("--to".into());
-        args.push(to.display().to_string());
-        run(&args)
-    };
+    let interim = |dirs: &[&Path], to: &Path| run_interim(&cfg, dirs, to);
     let all = dir.join("interim-all");
     let o = interim(&[&s0, &s1, &s2], &all);
     ok(&o);
