@@ -981,6 +981,11 @@ where
     refuse_finished_results(out)?;
     remove_stale_temp_files(out);
     done.sort_unstable();
+    if done.len() as u64 == plan.len() {
+        eprintln!(
+            "note: every chunk of the run is done; its results are what the run writes (a finished run has written them; else --resume finishes it, or `runner merge` its shards)"
+        );
+    }
     let facts = manifest::Interim {
         from: sources,
         chunks_done: done.len() as u64,

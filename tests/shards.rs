@@ -1373,6 +1373,11 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
     assert_eq!(tables(&to_all), tables(&whole), "interim over every chunk");
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("interim: 3 of 3 chunks (0-2)"), "{stdout}");
+    assert!(
+        stderr(&o).contains("every chunk of the run is done"),
+        "{}",
+        stderr(&o)
+    );
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(to_all.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["interim"]["chunks_done"], 3);
@@ -1519,7 +1524,9 @@ fn interim_counts_finished_and_stopped_shards_together() {
         String::from_utf8_lossy(&o.stdout)
     );
     let two = dir.join("interim-two");
-    ok(&interim(&[&s0, &s2], &two));
+    let o = interim(&[&s0, &s2], &two);
+    ok(&o);
+    assert!(!stderr(&o).contains("every chunk"), "{}", stderr(&o));
     let stats = std::fs::read_to_string(two.join("stats.csv")).unwrap();
     let deals: Vec<&str> = stats
         .lines()
