@@ -829,14 +829,7 @@ where
             count: p.shards,
             index: p.shard_index,
         };
-        for (cell, counts) in p.cells.iter().enumerate() {
-            if let Err(problem) = checker.check_counts(cell, plan.items_of(cell, shard), counts) {
-                return Err(refuse(format!(
-                    "{}: cell {cell}: {problem}; the shard result was edited (rerun that shard)",
-                    path.display()
-                )));
-            }
-        }
+        check_shard_counts(checker, plan, shard, &p.cells, &path)?;
         from.push(path.display().to_string());
         config.get_or_insert(p.config);
         for (cell, items) in merged_items.iter_mut().enumerate() {
@@ -848,15 +841,7 @@ where
             Some(acc) => {
                 for (cell, (a, c)) in acc.iter_mut().zip(p.cells).enumerate() {
                     S::merge(a, c);
-                    // Shards that each fit may still add up to more deals
-                    // than the cell has; checked at every step, so no sum
-                    // grows past twice a cell's bound.
-                    if let Err(problem) = checker.check_counts(cell, merged_items[cell], a) {
-                        return Err(refuse(format!(
-                            "{}: cell {cell}: {problem} once merged with the shards before it; a shard result was edited",
-                            path.display()
-                        )));
-                    }
+                    check_sum_so_far(checker, cell, merged_items[cell], a, &path)?;
                 }
             }
         }
@@ -930,7 +915,6 @@ where
     let mut merged: Vec<S::Counts> = (0..cells).map(|_| S::Counts::default()).collect();
     let mut merged_items = vec![0u64; cells];
     let mut done: Vec<u64> = Vec::new();
-    let mut total = 0u64;
     let mut sources = Vec::new();
     // Shard count, and the directory each shard index came from.
     let mut shards_of_run: Option<u64> = None;
@@ -954,18 +938,10 @@ where
                 dir.display()
             )));
         }
-        total += shard.chunks_of(&plan);
         for (cell, counts) in part.counts.into_iter().enumerate() {
             S::merge(&mut merged[cell], counts);
             merged_items[cell] += part.items[cell];
-            // Parts that each fit may still add up to more deals than
-            // their chunks hold.
-            if let Err(problem) = study.check_counts(cell, merged_items[cell], &merged[cell]) {
-                return Err(refuse(format!(
-                    "{}: cell {cell}: {problem} once counted with the directories before it; a checkpoint or shard result was edited",
-                    source.display()
-                )));
-            }
+            check_sum_so_far(&study, cell, merged_items[cell], &merged[cell], &source)?;
         }
         done.extend(part.chunks.into_iter().flatten());
         sources.push(source.display().to_string());
@@ -989,7 +965,7 @@ where
     let facts = manifest::Interim {
         from: sources,
         chunks_done: done.len() as u64,
-        chunks_total: total,
+        chunks_total: plan.len(),
         chunks: ranges_text(&done),
     };
     let counts: Vec<&S::Counts> = merged.iter().collect();
@@ -1075,25 +1051,58 @@ where
         count: p.shards,
         index: p.shard_index,
     };
-    let mut part = engine::Restored {
-        counts: Vec::new(),
-        items: Vec::new(),
-        chunks: Vec::new(),
+    check_shard_counts(study, plan, shard, &p.cells, &path)?;
+    let part = engine::Restored {
+        items: (0..plan.cells())
+            .map(|cell| plan.items_of(cell, shard))
+            .collect(),
+        chunks: (0..plan.cells())
+            .map(|cell| shard.within(plan.cell_range(cell)).collect())
+            .collect(),
+        counts: p.cells,
     };
-    for (cell, counts) in p.cells.into_iter().enumerate() {
-        let items = plan.items_of(cell, shard);
-        if let Err(problem) = study.check_counts(cell, items, &counts) {
+    Ok((shard, part, path))
+}
+
+/// Checks a finished shard's counts, cell by cell, against the items of
+/// its chunks, as a resume checks a checkpoint's records: a shard file
+/// edited with its checksum recomputed must not reach a table (a rate
+/// above 1). Shared by `runner merge` and `runner interim`.
+fn check_shard_counts<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    shard: engine::Shard,
+    cells: &[S::Counts],
+    path: &Path,
+) -> anyhow::Result<()> {
+    for (cell, counts) in cells.iter().enumerate() {
+        if let Err(problem) = study.check_counts(cell, plan.items_of(cell, shard), counts) {
             return Err(refuse(format!(
                 "{}: cell {cell}: {problem}; the shard result was edited (rerun that shard)",
                 path.display()
             )));
         }
-        part.counts.push(counts);
-        part.items.push(items);
-        part.chunks
-            .push(shard.within(plan.cell_range(cell)).collect());
     }
-    Ok((shard, part, path))
+    Ok(())
+}
+
+/// Checks a cell's counts summed over the parts read so far (the last one
+/// from `path`) against the items of those parts' chunks: parts that each
+/// fit may still add up to more deals than their chunks hold. Checked at
+/// every step, so no sum grows past twice a cell's bound.
+fn check_sum_so_far<S: Study>(
+    study: &S,
+    cell: usize,
+    items: u64,
+    sum: &S::Counts,
+    path: &Path,
+) -> anyhow::Result<()> {
+    study.check_counts(cell, items, sum).map_err(|problem| {
+        refuse(format!(
+            "{}: cell {cell}: {problem} once counted with the parts before it; a checkpoint or shard result was edited",
+            path.display()
+        ))
+    })
 }
 
 /// Are `a` and `b` one directory (by their canonical paths, where both

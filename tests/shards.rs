@@ -1527,6 +1527,12 @@ fn interim_counts_finished_and_stopped_shards_together() {
     let o = interim(&[&s0, &s2], &two);
     ok(&o);
     assert!(!stderr(&o).contains("every chunk"), "{}", stderr(&o));
+    // Counted against the whole run's chunks, not only the shards given.
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("interim: 2 of 3 chunks (0, 2)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let stats = std::fs::read_to_string(two.join("stats.csv")).unwrap();
     let deals: Vec<&str> = stats
         .lines()

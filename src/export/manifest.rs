@@ -78,7 +78,8 @@ pub struct Interim {
     pub from: Vec<String>,
     /// Its finished chunks, counted in the tables.
     pub chunks_done: u64,
-    /// The chunks of the run (or of the checkpoint's shard).
+    /// The chunks of the whole run, every shard's, also when only some
+    /// of its shards are given.
     pub chunks_total: u64,
     /// Which chunks, as ranges of global indices ("0-80, 250").
     pub chunks: String,
