@@ -139,6 +139,9 @@ pub struct CompareArgs {
     /// Draw only hands of at most this many cards.
     #[arg(long, value_name = "N", default_value_t = u32::MAX)]
     pub max_cards: u32,
+    /// Also draw the tables of runs not finished (written by `runner interim`), marked as interim in the legend, under the title and in a last CSV column `interim`. Without it such a directory is refused, so that no picture passes a run's chunks so far off as its result.
+    #[arg(long)]
+    pub interim: bool,
 }
 
 /// Flags of `runner report`.

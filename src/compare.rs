@@ -24,7 +24,7 @@ pub fn main(args: &CompareArgs) -> i32 {
     let series = match args
         .series
         .iter()
-        .map(|s| read_series(s, args.min_cards..=args.max_cards, &mut notes))
+        .map(|s| read_series(s, args.min_cards..=args.max_cards, args.interim, &mut notes))
         .collect::<anyhow::Result<Vec<Series>>>()
         .and_then(refuse_a_name_given_twice)
     {
@@ -34,7 +34,7 @@ pub fn main(args: &CompareArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    match write(&series, &args.out, &args.title) {
+    match write(&series, &args.out, &args.title, args.interim) {
         Ok(written) => {
             for note in notes {
                 eprintln!("{note}");
@@ -71,10 +71,12 @@ fn refuse_a_name_given_twice(series: Vec<Series>) -> anyhow::Result<Vec<Series>>
 /// `cards`. A hand size
 /// found in two directories is refused rather than silently chosen. A
 /// directory whose tables cannot be checked against their run adds a line
-/// to `notes`.
+/// to `notes`. Interim tables (`runner interim`) are refused unless
+/// `interim` allows them; their points then carry the mark.
 fn read_series(
     spec: &str,
     cards: std::ops::RangeInclusive<u32>,
+    interim: bool,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<Series> {
     let (name, dirs) = spec
@@ -89,7 +91,17 @@ fn read_series(
     for dir in dirs.split(',').map(str::trim).map(PathBuf::from) {
         let rates = read_dir_rates(&dir)?;
         notes.extend(crate::export::manifest::unchecked_note(&dir));
-        for p in rates {
+        let mark = crate::export::manifest::interim_of(&dir).map(|facts| facts.share());
+        if let Some(share) = &mark
+            && !interim
+        {
+            anyhow::bail!(
+                "series `{name}`: {} holds interim tables ({share} of a run not finished, by `runner interim`); give --interim to draw them marked as such",
+                dir.display()
+            );
+        }
+        for mut p in rates {
+            p.interim.clone_from(&mark);
             if p.n_first != p.n_second
                 || !cards.contains(&p.n_first)
                 || !(p.field.is_empty() || p.field == "0")
@@ -165,22 +177,61 @@ fn fit_output(out: &Path) -> Result<(), String> {
 }
 
 /// Writes `out` (SVG) and the CSV of its points beside it (`out` with the
-/// extension `csv`).
-fn write(series: &[Series], out: &Path, title: &str) -> anyhow::Result<Vec<PathBuf>> {
+/// extension `csv`). With `interim` (the flag), the CSV has a last column
+/// `interim`, and interim points are named in the legend and under the
+/// title; without it the outputs are as they always were.
+fn write(
+    series: &[Series],
+    out: &Path,
+    title: &str,
+    interim: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
     let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
     let labels = Labels {
         run: String::new(),
         context: format!("{}; exact where the interval is a point", names.join(", ")),
     };
-    let note = "95% intervals: Wilson for sampled cells";
-    let svg = rate_lines_svg(series, title, &labels, note)?;
+    let marked: Vec<String> = series
+        .iter()
+        .flat_map(|s| {
+            s.points.iter().filter_map(move |p| {
+                let share = p.interim.as_ref()?;
+                Some(format!("{} {}x{} ({share})", s.name, p.n_first, p.n_second))
+            })
+        })
+        .collect();
+    let mut note = String::from("95% intervals: Wilson for sampled cells");
+    if !marked.is_empty() {
+        note.push_str(&format!(
+            "; interim, from runs not finished: {}",
+            marked.join(", ")
+        ));
+    }
+    let legend: Vec<Series> = series
+        .iter()
+        .map(|s| {
+            let sizes: Vec<String> = s
+                .points
+                .iter()
+                .filter(|p| p.interim.is_some())
+                .map(|p| format!("{}x{}", p.n_first, p.n_second))
+                .collect();
+            let mut named = s.clone();
+            if !sizes.is_empty() {
+                named.name = format!("{} ({} interim)", s.name, sizes.join(", "));
+            }
+            named
+        })
+        .collect();
+    let svg = rate_lines_svg(&legend, title, &labels, &note)?;
     let mut csv = String::from(
-        "series,n_first,n_second,deals,first_win_rate,exact_fraction,ci95_low,ci95_high\n",
+        "series,n_first,n_second,deals,first_win_rate,exact_fraction,ci95_low,ci95_high",
     );
+    csv.push_str(if interim { ",interim\n" } else { "\n" });
     for s in series {
         for p in &s.points {
             csv.push_str(&format!(
-                "{},{},{},{},{:.9},{},{:.9},{:.9}\n",
+                "{},{},{},{},{:.9},{},{:.9},{:.9}",
                 csv_field(&s.name),
                 p.n_first,
                 p.n_second,
@@ -190,6 +241,11 @@ fn write(series: &[Series], out: &Path, title: &str) -> anyhow::Result<Vec<PathB
                 p.low,
                 p.high
             ));
+            if interim {
+                csv.push(',');
+                csv.push_str(p.interim.as_deref().unwrap_or(""));
+            }
+            csv.push('\n');
         }
     }
     let table = out.with_extension("csv");

@@ -28,6 +28,13 @@ pub fn main(args: &DiffArgs) -> i32 {
                 if let Some(note) = manifest::unchecked_note(dir) {
                     eprintln!("{note}");
                 }
+                if let Some(facts) = manifest::interim_of(dir) {
+                    eprintln!(
+                        "note: {} holds interim tables ({} of a run not finished, by `runner interim`): exact tables of part of a run differ from the whole run's, and sampled rates are compared over the deals done so far",
+                        dir.display(),
+                        facts.share()
+                    );
+                }
             }
             let mut consistent = true;
             for f in &findings {

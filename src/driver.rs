@@ -548,10 +548,7 @@ pub fn picture_labels(config: &Config) -> plot::Labels {
 /// chunks so far must not pass for the finished run's.
 fn interim_labels(labels: plot::Labels, facts: &manifest::Interim) -> plot::Labels {
     plot::Labels {
-        run: format!(
-            "{} (interim: {} of {} chunks)",
-            labels.run, facts.chunks_done, facts.chunks_total
-        ),
+        run: format!("{} (interim: {})", labels.run, facts.share()),
         ..labels
     }
 }
@@ -563,13 +560,8 @@ pub fn picture_labels_of(dir: &Path) -> plot::Labels {
     let recorded = std::fs::read(dir.join("manifest.json"))
         .ok()
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|m| {
-            let config = serde_json::from_value::<Config>(m.get("config")?.clone()).ok()?;
-            let interim = m
-                .get("interim")
-                .and_then(|i| serde_json::from_value::<manifest::Interim>(i.clone()).ok());
-            Some((config, interim))
-        });
+        .and_then(|m| serde_json::from_value::<Config>(m.get("config")?.clone()).ok())
+        .map(|config| (config, manifest::interim_of(dir)));
     match recorded {
         Some((config, None)) => picture_labels(&config),
         Some((config, Some(facts))) => interim_labels(picture_labels(&config), &facts),
@@ -974,9 +966,8 @@ where
     let summary = study.summary(&counts, out);
     let dirs: Vec<String> = run_dirs.iter().map(|d| d.display().to_string()).collect();
     println!(
-        "interim: {} of {} chunks ({}) of the run in {}; the run's results are only what it writes when it finishes",
-        facts.chunks_done,
-        facts.chunks_total,
+        "interim: {} ({}) of the run in {}; the run's results are only what it writes when it finishes",
+        facts.share(),
         facts.chunks,
         dirs.join(", ")
     );

@@ -1412,6 +1412,49 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
         "the picture says so"
     );
 
+    // The commands that read results say so too: `compare` refuses interim
+    // tables unless asked, then marks their points; `diff` notes them.
+    let picture = dir.join("compared").join("rates.svg");
+    std::fs::create_dir_all(picture.parent().unwrap()).unwrap();
+    let compare = |extra: &[&str], series: &Path| {
+        let mut args = vec!["compare", "--out", picture.to_str().unwrap()];
+        args.extend(extra);
+        let series = format!("so-far={}", series.display());
+        args.push(&series);
+        run(&args)
+    };
+    let o = compare(&[], &to_some);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds interim tables (2 of 3 chunks")
+            && stderr(&o).contains("--interim"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(!picture.exists());
+    ok(&compare(&["--interim"], &to_some));
+    let points = std::fs::read_to_string(picture.with_extension("csv")).unwrap();
+    let mut lines = points.lines();
+    assert!(lines.next().unwrap().ends_with(",interim"), "{points}");
+    let row = lines.next().unwrap();
+    assert!(
+        row.starts_with("so-far,4,4,1100,") && row.ends_with(",2 of 3 chunks"),
+        "{points}"
+    );
+    let drawn = std::fs::read_to_string(&picture).unwrap();
+    assert!(drawn.contains("so-far (4x4 interim)"), "the legend says so");
+    assert!(drawn.contains("interim, from runs not finished: so-far 4x4 (2 of 3 chunks)"));
+    ok(&compare(&["--interim"], &whole));
+    let points = std::fs::read_to_string(picture.with_extension("csv")).unwrap();
+    assert!(points.lines().nth(1).unwrap().ends_with(','), "{points}");
+    let o = run(&["diff".as_ref(), whole.as_os_str(), to_some.as_os_str()]);
+    assert!(
+        stderr(&o).contains("holds interim tables (2 of 3 chunks"),
+        "{}",
+        stderr(&o)
+    );
+
     // Never the run's own directory, nor a finished run's results.
     for (to, problem) in [
         (&stopped, "the output directory of a run given with --out"),

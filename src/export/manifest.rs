@@ -85,6 +85,24 @@ pub struct Interim {
     pub chunks: String,
 }
 
+impl Interim {
+    /// "234 of 1000 chunks": how much of its run the tables count, as
+    /// pictures, notes and refusals say it.
+    pub fn share(&self) -> String {
+        format!("{} of {} chunks", self.chunks_done, self.chunks_total)
+    }
+}
+
+/// The interim mark of the results in `dir` (tables of a run's chunks so
+/// far, written by `runner interim`): `None` for a finished run's or a
+/// merge's results, and where no manifest can be read (the commands that
+/// need one say so themselves).
+pub fn interim_of(dir: &Path) -> Option<Interim> {
+    let bytes = super::read_result_file(&dir.join(FILE_NAME)).ok()?;
+    let manifest: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    serde_json::from_value(manifest.get("interim")?.clone()).ok()
+}
+
 impl<C: Serialize> Manifest<'_, C> {
     /// Writes the manifest as pretty JSON, atomically.
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {

@@ -42,6 +42,9 @@ pub struct RatePoint {
     pub exact: String,
     /// The `field` column as written (the starting field card, 0 = empty).
     pub field: String,
+    /// How much of its run an interim table counts ("234 of 1000
+    /// chunks"); `None` for a finished run's.
+    pub interim: Option<String>,
 }
 
 /// The header positions of `names` in a CSV table; `what` names the table.
@@ -139,6 +142,7 @@ pub fn read_rates(bytes: &[u8], what: &str) -> anyhow::Result<Vec<RatePoint>> {
                 high,
                 exact: t.pop().unwrap_or_default(),
                 deals: t.pop().unwrap_or_default(),
+                interim: None,
             })
         })
         .collect()

@@ -251,16 +251,13 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         if !check.is_empty() {
             let _ = writeln!(html, "<p><strong>{}</strong></p>", escape(&check));
         }
-        if let Some(i) = m.get("interim") {
-            let count = |key: &str| i.get(key).map_or(String::from("?"), |v| v.to_string());
-            let chunks = i.get("chunks").and_then(|v| v.as_str()).unwrap_or("?");
+        if let Some(facts) = super::manifest::interim_of(dir) {
             let _ = writeln!(
                 html,
                 "<p><strong>{}</strong></p>",
                 escape(&format!(
-                    "Interim: these tables count {} of the run's {} chunks ({chunks}), from the checkpoint of a run not finished (runner interim); its results are only what it writes when it finishes.",
-                    count("chunks_done"),
-                    count("chunks_total")
+                    "Interim: these tables count {} of the run's {} chunks ({}), from the checkpoint of a run not finished (runner interim); its results are only what it writes when it finishes.",
+                    facts.chunks_done, facts.chunks_total, facts.chunks
                 ))
             );
         }
