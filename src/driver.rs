@@ -380,7 +380,7 @@ fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
     match handle.try_lock() {
         Ok(()) => Ok(handle),
         Err(std::fs::TryLockError::WouldBlock) => Err(refuse(format!(
-            "{}: another runner is writing to this directory; wait for it to finish (or stop it with Ctrl-C), or choose another --out",
+            "{}: another runner is writing to this directory; wait for it to finish (or stop it with Ctrl-C), or choose another directory",
             dir.display()
         ))),
         // Some network filesystems refuse flock on a read-only handle
@@ -439,7 +439,7 @@ fn refuse_another_experiments_results(config: &Config, dir: &Path) -> anyhow::Re
             .and_then(|m| m["config"]["experiment"]["name"].as_str().map(String::from));
     match recorded {
         Some(name) if name != config.experiment.name => Err(refuse(format!(
-            "{}: holds the results of experiment `{name}`, not `{}`; give another --out, or remove the directory to reuse it",
+            "{}: holds the results of experiment `{name}`, not `{}`; write to another directory, or remove this one to reuse it",
             dir.display(),
             config.experiment.name
         ))),

@@ -281,7 +281,7 @@ fn read_back<C: DeserializeOwned>(
             Ok(found) => {
                 if found != *header {
                     return Err(refuse(format!(
-                        "{}: checkpoint belongs to another run ({}), not this config and shard ({}): the config, the shard, or how this build cuts the work into chunks differs; --fresh starts over without it, or use another --out",
+                        "{}: checkpoint belongs to another run ({}), not this config and shard ({}): the config, the shard, or how this build cuts the work into chunks differs; give the config the run used, or start over with --fresh or in another directory",
                         path.display(),
                         found.fingerprint,
                         header.fingerprint
