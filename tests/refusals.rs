@@ -682,7 +682,7 @@ fn a_run_into_another_experiments_results_is_refused() {
     let o = run(&["--config", quick, "--out", dir.to_str().unwrap(), "-q"]);
     let err = one_line_refusal(&o, "another experiment's directory");
     assert!(
-        err.contains("experiment `deal8`, not `quick`") && err.contains("--out"),
+        err.contains("experiment `deal8`, not `quick`") && err.contains("another directory"),
         "{err}"
     );
     assert_eq!(std::fs::read(dir.join("stats.csv")).unwrap(), before);
