@@ -209,25 +209,40 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     #[inline]
     pub fn insert(&self, key: u128, value: bool) -> bool {
         debug_assert!(key != 0 && key <= S::MAX_KEY);
-        let entry = (key << 1) | value as u128;
+        // Every entry has fewer cards than no limit: a full bucket always
+        // gives one up.
+        self.place((key << 1) | value as u128, u32::MAX)
+    }
+
+    /// Stores `entry` in its bucket: in an empty slot or over its own key,
+    /// else over the entry with the fewest cards, if that is shorter than
+    /// `evicts_below` bits; returns whether an entry was evicted. Keys
+    /// carry a leading 1 bit, so a longer key has more cards.
+    #[inline(always)]
+    fn place(&self, entry: u128, evicts_below: u32) -> bool {
+        let key = entry >> 1;
         let bucket = self.bucket(key);
-        let mut victim = 0;
-        let mut victim_len = u32::MAX;
-        for (i, slot) in bucket.iter().enumerate() {
+        let mut victim = None;
+        let mut victim_len = evicts_below;
+        for slot in bucket {
             let e = slot.load();
             if e == 0 || e >> 1 == key {
                 slot.store(entry);
                 return false;
             }
-            // Keys carry a leading 1 bit, so a longer key has more cards.
             let len = 128 - e.leading_zeros();
             if len < victim_len {
-                victim = i;
+                victim = Some(slot);
                 victim_len = len;
             }
         }
-        bucket[victim].store(entry);
-        true
+        match victim {
+            Some(slot) => {
+                slot.store(entry);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Entries in use, by scanning (for reports and tests, not hot paths).
@@ -305,26 +320,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// position for a smaller one, so tables of two threads read into one
     /// keep the positions that took longest to prove.
     fn offer(&self, entry: u128) {
-        let key = entry >> 1;
-        let len = 128 - entry.leading_zeros();
-        let bucket = self.bucket(key);
-        let mut victim = None;
-        let mut victim_len = len;
-        for slot in bucket {
-            let e = slot.load();
-            if e == 0 || e >> 1 == key {
-                slot.store(entry);
-                return;
-            }
-            let l = 128 - e.leading_zeros();
-            if l < victim_len {
-                victim = Some(slot);
-                victim_len = l;
-            }
-        }
-        if let Some(slot) = victim {
-            slot.store(entry);
-        }
+        self.place(entry, 128 - entry.leading_zeros());
     }
 }
 
