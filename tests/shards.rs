@@ -447,6 +447,32 @@ fn wait_for_checkpointed_chunks(journal: &Path, chunks: usize) {
     }
 }
 
+/// Runs `cfg` into `out` on one thread until its checkpoint holds `chunks`
+/// chunks, then stops it with SIGTERM (exit 4); returns the checkpoint.
+fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
+    let child = start(cfg, out, &["-j", "1"]);
+    let journal = out.join("checkpoint.jsonl");
+    wait_for_checkpointed_chunks(&journal, chunks);
+    send(&child, "TERM");
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    journal
+}
+
+/// A checkpoint line holding `record` under its checksum, as a run writes
+/// one: an edit sealed this way passes every check but the counts' own.
+fn sealed_line(record: &serde_json::Value) -> String {
+    let json = record.to_string();
+    format!("{:08x} {json}", crc32fast::hash(json.as_bytes()))
+}
+
+/// Checkpoint line `line` with its record changed by `edit`, sealed again.
+fn resealed(line: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let (_, record) = line.split_once(' ').expect("a checksummed record");
+    let mut v: serde_json::Value = serde_json::from_str(record).unwrap();
+    edit(&mut v);
+    sealed_line(&v)
+}
+
 /// The output of `child` once it exits, or a failed test (the child
 /// killed) if it is still running after a minute: what a run that ignores
 /// its stop, or takes on hours of work it should refuse, would do.
@@ -923,21 +949,15 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
             ),
         );
         let out = dir.join(study);
-        let child = start(&cfg, &out, &["-j", "1"]);
-        let journal = out.join("checkpoint.jsonl");
-        wait_for_a_checkpointed_chunk(&journal);
-        send(&child, "TERM");
-        assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+        let journal = stopped_after_chunks(&cfg, &out, 1);
         let text = std::fs::read_to_string(&journal).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        let (_, record) = lines[1].split_once(' ').unwrap();
-        let parsed: serde_json::Value = serde_json::from_str(record).unwrap();
-        let deals = parsed["counts"]["deals"].as_u64().unwrap();
+        let first = lines[1].clone();
         for (field, problem) in edits {
-            let mut edited = parsed.clone();
-            edited["counts"][field] = serde_json::json!(deals + 1);
-            let json = edited.to_string();
-            lines[1] = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
+            lines[1] = resealed(&first, |v| {
+                let deals = v["counts"]["deals"].as_u64().unwrap();
+                v["counts"][field] = serde_json::json!(deals + 1);
+            });
             std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
             // Accepted, the resume would run for hours: a minute decides.
             let resumed = start(&cfg, &out, &["--resume", "-j", "1"]);
@@ -1032,11 +1052,7 @@ fn counts_that_add_up_to_more_deals_than_the_cell_has_are_refused() {
     );
     let cell_deals: u128 = 133_784_560 * 45_379_620; // C(52, 7) C(45, 7)
     let out = dir.join("s7");
-    let child = start(&cfg, &out, &["-j", "1"]);
-    let journal = out.join("checkpoint.jsonl");
-    wait_for_checkpointed_chunks(&journal, 2);
-    send(&child, "TERM");
-    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    let journal = stopped_after_chunks(&cfg, &out, 2);
     let original = std::fs::read_to_string(&journal).unwrap();
     for (deals, problem) in [
         (1 << 127, "more than the"),
@@ -1044,11 +1060,7 @@ fn counts_that_add_up_to_more_deals_than_the_cell_has_are_refused() {
     ] {
         let mut lines: Vec<String> = original.lines().map(str::to_owned).collect();
         for line in &mut lines[1..3] {
-            let (_, record) = line.split_once(' ').unwrap();
-            let mut v: serde_json::Value = serde_json::from_str(record).unwrap();
-            v["counts"] = with(v["counts"].take(), deals);
-            let json = v.to_string();
-            *line = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
+            *line = resealed(line, |v| v["counts"] = with(v["counts"].take(), deals));
         }
         std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
         let resumed = start(&cfg, &out, &["--resume", "-j", "1"]);
@@ -1324,9 +1336,9 @@ fn checkpoint_of_shard(dir: &Path, cfg: &Path, chunks: &[(u64, usize)], shard: &
         let partial: serde_json::Value =
             serde_json::from_slice(&std::fs::read(out.join("partial.json")).unwrap()).unwrap();
         hash = partial["config_hash"].as_str().unwrap().to_string();
-        let record = serde_json::json!({"chunk": chunk, "counts": partial["cells"][cell]});
-        let json = record.to_string();
-        lines.push(format!("{:08x} {json}", crc32fast::hash(json.as_bytes())));
+        lines.push(sealed_line(
+            &serde_json::json!({"chunk": chunk, "counts": partial["cells"][cell]}),
+        ));
     }
     let header = serde_json::json!({
         "journal": "runner checkpoint v2",
@@ -1473,11 +1485,9 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
     // A record edited with its checksum recomputed: more first-player wins
     // than deals is refused, as a resume refuses it.
     let mut lines: Vec<String> = some.lines().map(String::from).collect();
-    let (_, record) = lines[1].split_once(' ').unwrap();
-    let mut v: serde_json::Value = serde_json::from_str(record).unwrap();
-    v["counts"]["first_wins"] = serde_json::json!(5000);
-    let json = v.to_string();
-    lines[1] = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
+    lines[1] = resealed(&lines[1], |v| {
+        v["counts"]["first_wins"] = serde_json::json!(5000)
+    });
     std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
     let o = interim(&dir.join("interim-edited"));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
