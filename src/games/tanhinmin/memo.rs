@@ -30,6 +30,7 @@
 
 use std::cell::Cell;
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const LINE_BYTES: usize = 64;
@@ -321,6 +322,74 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// keep the positions that took longest to prove.
     fn offer(&self, entry: u128) {
         self.place(entry, 128 - entry.leading_zeros());
+    }
+}
+
+/// Where a solver's verdicts live: the one memory policy of every solver
+/// (plain, variant, card-count thresholds). A key that fits 63 bits goes
+/// to the table all threads share, kept across deals, when the solver has
+/// one; every other key (positions of more cards, or no shared table) to
+/// the solver's own table, whose 16-byte entries hold up to 127 bits.
+pub struct Tables<const RANKED_BITS: u32 = 0> {
+    shared: Option<Arc<BucketMemo<AtomicU64, RANKED_BITS>>>,
+    own: BucketMemo<Cell<u128>, RANKED_BITS>,
+}
+
+impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
+    /// `shared` (if any) for the keys it can hold, and a table of its own
+    /// of `own_bytes` for the rest.
+    pub fn new(shared: Option<Arc<BucketMemo<AtomicU64, RANKED_BITS>>>, own_bytes: usize) -> Self {
+        Tables {
+            shared,
+            own: BucketMemo::with_bytes(own_bytes),
+        }
+    }
+
+    /// The shared table, if it is the one that holds `key`.
+    #[inline]
+    fn shared_for(&self, key: u128) -> Option<&BucketMemo<AtomicU64, RANKED_BITS>> {
+        self.shared
+            .as_deref()
+            .filter(|_| key <= u128::from(MAX_KEY))
+    }
+
+    /// Starts loading `key`'s bucket into cache.
+    #[inline]
+    pub fn prefetch(&self, key: u128) {
+        match self.shared_for(key) {
+            Some(shared) => shared.prefetch(key),
+            None => self.own.prefetch(key),
+        }
+    }
+
+    /// The verdict stored for `key`, or one that decides it (see
+    /// [`BucketMemo::get`]).
+    #[inline]
+    pub fn get(&self, key: u128) -> Option<bool> {
+        match self.shared_for(key) {
+            Some(shared) => shared.get(key),
+            None => self.own.get(key),
+        }
+    }
+
+    /// Stores the verdict of `key`; returns whether an entry of the
+    /// solver's own table was evicted to make room (the shared table's
+    /// evictions are nobody's to count).
+    #[inline]
+    pub fn insert(&self, key: u128, win: bool) -> bool {
+        match self.shared_for(key) {
+            Some(shared) => {
+                shared.insert(key, win);
+                false
+            }
+            None => self.own.insert(key, win),
+        }
+    }
+
+    /// The solver's own table (a run keeping its memo over a stop writes
+    /// it out and reads it back).
+    pub fn own(&self) -> &BucketMemo<Cell<u128>, RANKED_BITS> {
+        &self.own
     }
 }
 

@@ -15,7 +15,7 @@
 //!   T(top_a(X), Y, r) fails.
 
 use super::formula::mover_wins_sorted;
-use super::memo::{BoundedMemo, BucketMemo, FIELD_BITS, MAX_KEY};
+use super::memo::{BoundedMemo, BucketMemo, FIELD_BITS, Tables};
 use super::moves::{
     ClassRules, Move, Outcome, RefutationBound, hand_after, legal_moves, move_classes,
 };
@@ -97,8 +97,6 @@ const THRESHOLD_BITS: u32 = 7;
 /// every position at adjacent thresholds) answer each other's positions
 /// whenever the verdict carries over.
 pub type ThresholdShared = BucketMemo<std::sync::atomic::AtomicU64, THRESHOLD_BITS>;
-/// One solver's own threshold table, for longer keys.
-type ThresholdPrivate = BucketMemo<std::cell::Cell<u128>, THRESHOLD_BITS>;
 
 /// Most cards in play whose threshold key fits the private memo's 127 bits:
 /// a leading bit, two bits a card, the threshold and the field. Larger
@@ -141,8 +139,7 @@ fn threshold_key(key: u128, v: i32) -> u128 {
 /// when won and higher ones when lost (5% fewer positions on 5,000 13x13
 /// deals; under 1% on 200 26x26 deals).
 pub struct ThresholdSolver {
-    shared: std::sync::Arc<ThresholdShared>,
-    private: ThresholdPrivate,
+    memo: Tables<THRESHOLD_BITS>,
     /// The plain game's solver: a score of at least 1 is a win (see
     /// [`Self::search`]).
     plain: Solver,
@@ -164,8 +161,7 @@ impl ThresholdSolver {
         plain_bytes: usize,
     ) -> Self {
         ThresholdSolver {
-            shared,
-            private: ThresholdPrivate::with_bytes(private_bytes),
+            memo: Tables::new(Some(shared), private_bytes),
             plain: Solver::with_order(plain_bytes, MoveOrder::default()),
             positions: 0,
             stop: StopPoll::never(),
@@ -346,30 +342,16 @@ impl ThresholdSolver {
     }
 
     fn prefetch(&self, key: u128) {
-        if key <= MAX_KEY as u128 {
-            self.shared.prefetch(key);
-        } else {
-            self.private.prefetch(key);
-        }
+        self.memo.prefetch(key);
     }
 
-    /// The shared table's verdict for keys it holds, else the private one's.
     fn recall(&self, key: u128) -> Option<bool> {
-        if key <= MAX_KEY as u128 {
-            self.shared.get(key)
-        } else {
-            self.private.get(key)
-        }
+        self.memo.get(key)
     }
 
     fn remember(&self, key: u128, win: bool) {
-        if self.stop.gave_up() {
-            return;
-        }
-        if key <= MAX_KEY as u128 {
-            self.shared.insert(key, win);
-        } else {
-            self.private.insert(key, win);
+        if !self.stop.gave_up() {
+            self.memo.insert(key, win);
         }
     }
 }

@@ -21,7 +21,7 @@
 //! - a higher field never helps the mover: it only takes moves away (used by
 //!   the memo, see [`super::memo`]).
 
-use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
+use super::memo::{PrivateMemo, SharedMemo, Tables};
 use super::moves::{Move, Outcome, RefutationBound};
 use super::ordering::{
     MoveOrder, fewest_replies_move, fewest_replies_move_if_won, fewest_replies_packed, losing_move,
@@ -82,10 +82,9 @@ impl Hint {
 /// verdict.
 pub struct Solver {
     /// The table shared by all threads, for keys that fit in 63 bits
-    /// (positions of up to 28 cards).
-    shared: Option<Arc<SharedMemo>>,
-    /// This solver's own memo, for larger keys or when nothing is shared.
-    private: PrivateMemo,
+    /// (positions of up to 28 cards), and this solver's own for larger
+    /// keys or when nothing is shared.
+    memo: Tables,
     order: MoveOrder,
     /// Positions expanded by search (memo misses), for the run report.
     pub positions: u64,
@@ -104,16 +103,16 @@ impl Solver {
     /// A solver over a memo shared with other threads; keys too long for it
     /// go to a private memo of `local_bytes`.
     pub fn with_shared(shared: Arc<SharedMemo>, local_bytes: usize, order: MoveOrder) -> Self {
-        let mut s = Self::with_order(local_bytes, order);
-        s.shared = Some(shared);
-        s
+        Solver {
+            memo: Tables::new(Some(shared), local_bytes),
+            ..Self::with_order(0, order)
+        }
     }
 
     /// A solver with a private memo of `memo_bytes` and the move order `order`.
     pub fn with_order(memo_bytes: usize, order: MoveOrder) -> Self {
         Solver {
-            shared: None,
-            private: PrivateMemo::with_bytes(memo_bytes),
+            memo: Tables::new(None, memo_bytes),
             order,
             positions: 0,
             memo_evictions: 0,
@@ -123,12 +122,12 @@ impl Solver {
     /// This solver's own memo (a run keeping its memo over a stop writes
     /// it out and reads it back).
     pub fn private_memo(&self) -> &PrivateMemo {
-        &self.private
+        self.memo.own()
     }
 
     /// Entries in the private memo (a scan; for tests).
     pub fn memo_len(&self) -> usize {
-        self.private.len()
+        self.memo.own().len()
     }
 
     /// Does the player to move win? `pos` need not be compressed.
@@ -469,27 +468,16 @@ impl Solver {
 
     #[inline]
     fn prefetch(&self, key: u128) {
-        match &self.shared {
-            Some(shared) if key <= MAX_KEY as u128 => shared.prefetch(key),
-            _ => self.private.prefetch(key),
-        }
+        self.memo.prefetch(key);
     }
 
     #[inline]
     fn lookup(&self, key: u128) -> Option<bool> {
-        match &self.shared {
-            Some(shared) if key <= MAX_KEY as u128 => shared.get(key),
-            _ => self.private.get(key),
-        }
+        self.memo.get(key)
     }
 
     #[inline]
     fn store(&mut self, key: u128, win: bool) {
-        match &self.shared {
-            Some(shared) if key <= MAX_KEY as u128 => {
-                shared.insert(key, win);
-            }
-            _ => self.memo_evictions += self.private.insert(key, win) as u64,
-        }
+        self.memo_evictions += u64::from(self.memo.insert(key, win));
     }
 }

@@ -85,7 +85,7 @@
 //!   go after the other low cards (see [`keep_reversed_stoppers`]). Order changes time, never a verdict.
 
 use super::formula::mover_wins_counts;
-use super::memo::{MAX_KEY, PrivateMemo, SharedMemo};
+use super::memo::{PrivateMemo, SharedMemo, Tables};
 use super::moves::{
     ClassRules, Move, Outcome, RefutationBound, hand_after, keep_reversed_stoppers, legal_moves,
     move_classes,
@@ -336,8 +336,9 @@ pub struct VariantSolver {
     /// left and the order is normal: the rest of the game is the plain
     /// game there (see [`Self::search`]).
     plain: Solver,
-    shared: Option<Arc<SharedMemo>>,
-    private: PrivateMemo,
+    /// The variant's verdicts: the table shared by all threads for keys
+    /// that fit it, this solver's own for the rest.
+    memo: Tables,
     /// The special ranks as indices, and from which rank a card upgraded
     /// never hurts its holder under these rules (every rank without a back
     /// rule, above the back rank with one), which licenses the wider move
@@ -369,8 +370,7 @@ impl VariantSolver {
         VariantSolver {
             rules,
             plain: Solver::with_order(plain_bytes, MoveOrder::default()),
-            shared: None,
-            private: PrivateMemo::with_bytes(memo_bytes),
+            memo: Tables::new(None, memo_bytes),
             classes: ClassRules {
                 cut: Rules::index(rules.cut),
                 back: Rules::index(rules.back),
@@ -411,8 +411,8 @@ impl VariantSolver {
         plain_bytes: usize,
     ) -> Self {
         VariantSolver {
-            shared: Some(shared),
-            ..Self::new(rules, local_bytes, plain_bytes)
+            memo: Tables::new(Some(shared), local_bytes),
+            ..Self::new(rules, 0, plain_bytes)
         }
     }
 
@@ -422,7 +422,7 @@ impl VariantSolver {
     /// memo over a stop writes them out and reads them back, each kind
     /// into its own kind.
     pub fn own_memos(&self) -> [&PrivateMemo; 2] {
-        [&self.private, self.plain.private_memo()]
+        [self.memo.own(), self.plain.private_memo()]
     }
 
     /// Does the player to move in `p` win the plain game? By the plain
@@ -608,7 +608,7 @@ impl VariantSolver {
             }
         });
         if let Some(key) = key
-            && let Some(win) = self.recall(key)
+            && let Some(win) = self.memo.get(key)
         {
             return Outcome::decided(win);
         }
@@ -810,7 +810,7 @@ impl VariantSolver {
                 };
                 keys[k] = self.key(&m[..ranks], &o[..ranks], after, order, nm + no - 1);
                 mover[i] += 1;
-                self.prefetch_key(keys[k]);
+                self.memo.prefetch(keys[k]);
             }
         }
         // The refutation bound ([`RefutationBound`]) holds among the
@@ -940,13 +940,6 @@ impl VariantSolver {
         }
     }
 
-    /// The shared table for keys it holds, else the private one.
-    fn table(&self, key: u128) -> Option<&SharedMemo> {
-        self.shared
-            .as_deref()
-            .filter(|_| key <= u128::from(MAX_KEY))
-    }
-
     /// [`variant_key`] of a position of `cards` cards, in 64-bit arithmetic
     /// when it fits ([`SMALL_VARIANT_CARDS`]): the same bits, but a variable
     /// shift of a u128 costs several instructions, and the key is built for
@@ -962,28 +955,10 @@ impl VariantSolver {
         }
     }
 
-    fn prefetch_key(&self, key: u128) {
-        match self.table(key) {
-            Some(m) => m.prefetch(key),
-            None => self.private.prefetch(key),
-        }
-    }
-
-    fn recall(&self, key: u128) -> Option<bool> {
-        match self.table(key) {
-            Some(m) => m.get(key),
-            None => self.private.get(key),
-        }
-    }
-
     fn remember(&self, key: u128, wins: bool) {
-        if self.stop.gave_up() {
-            return;
+        if !self.stop.gave_up() {
+            self.memo.insert(key, wins);
         }
-        match self.table(key) {
-            Some(m) => m.insert(key, wins),
-            None => self.private.insert(key, wins),
-        };
     }
 }
 
