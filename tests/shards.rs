@@ -458,6 +458,20 @@ fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
     journal
 }
 
+/// Resumes the run of `cfg` in `out` and asserts that its checkpoint is
+/// refused (exit 2) for `problem`; `what` names the case. Accepted, such a
+/// resume would run for hours, so a minute decides.
+fn resume_is_refused(cfg: &Path, out: &Path, problem: &str, what: &str) {
+    let resumed = start(cfg, out, &["--resume", "-j", "1"]);
+    let o = output_within_a_minute(resumed, &format!("{what}: resumed"));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert!(
+        err.contains("checkpoint.jsonl") && err.contains(problem),
+        "{what}: {err}"
+    );
+}
+
 /// A checkpoint line holding `record` under its checksum, as a run writes
 /// one: an edit sealed this way passes every check but the counts' own.
 fn sealed_line(record: &serde_json::Value) -> String {
@@ -959,15 +973,7 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
                 v["counts"][field] = serde_json::json!(deals + 1);
             });
             std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
-            // Accepted, the resume would run for hours: a minute decides.
-            let resumed = start(&cfg, &out, &["--resume", "-j", "1"]);
-            let o = output_within_a_minute(resumed, &format!("{study} {field} resumed"));
-            let err = stderr(&o);
-            assert_eq!(o.status.code(), Some(2), "{study} {field}: {err}");
-            assert!(
-                err.contains("checkpoint.jsonl") && err.contains(problem),
-                "{study} {field}: {err}"
-            );
+            resume_is_refused(&cfg, &out, problem, &format!("{study} {field}"));
         }
     }
 }
@@ -1063,14 +1069,7 @@ fn counts_that_add_up_to_more_deals_than_the_cell_has_are_refused() {
             *line = resealed(line, |v| v["counts"] = with(v["counts"].take(), deals));
         }
         std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
-        let resumed = start(&cfg, &out, &["--resume", "-j", "1"]);
-        let o = output_within_a_minute(resumed, &format!("resumed with {deals} deals a chunk"));
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{deals}: {err}");
-        assert!(
-            err.contains("checkpoint.jsonl") && err.contains(problem),
-            "{deals}: {err}"
-        );
+        resume_is_refused(&cfg, &out, problem, &format!("{deals} deals a chunk"));
     }
 }
 
