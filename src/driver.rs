@@ -663,6 +663,15 @@ fn sealed<T: Serialize>(partial: &T) -> anyhow::Result<Vec<u8>> {
 fn read_partial(dir: &Path) -> anyhow::Result<(PathBuf, serde_json::Value)> {
     let path = dir.join(PARTIAL_FILE);
     refuse_unless_file_or_absent(&path, Role::Read("read as shard results"))?;
+    if !path.exists()
+        && let Some(facts) = manifest::interim_of(dir)
+    {
+        return Err(refuse(format!(
+            "{}: holds interim tables ({} of a run not finished, by `runner interim`), not a shard's results; merge the shards' own directories once they finish",
+            dir.display(),
+            facts.share()
+        )));
+    }
     let bytes = std::fs::read(&path).map_err(|e| {
         refuse(format!(
             "{}: cannot read shard results: {e}",

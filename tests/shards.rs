@@ -1465,6 +1465,19 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
         "{}",
         stderr(&o)
     );
+    let merged = dir.join("merged");
+    let o = run(&[
+        "merge".as_ref(),
+        to_some.as_os_str(),
+        "--out".as_ref(),
+        merged.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds interim tables (2 of 3 chunks"),
+        "{}",
+        stderr(&o)
+    );
 
     // Never the run's own directory, nor a finished run's results.
     for (to, problem) in [
