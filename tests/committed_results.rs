@@ -3,6 +3,8 @@
 //! to 3x3 instead of 1x1 to 8x8) once replaced two studies' full tables
 //! unnoticed; every manifest records the config it ran, so compare.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -172,4 +174,55 @@ fn committed_files_match_the_hashes_their_manifests_record() {
         hashed >= 20,
         "only {hashed} committed results record hashes"
     );
+}
+
+/// The words of a shell command as the README prints it: lines joined at
+/// their trailing backslashes, words split at spaces outside double quotes.
+fn shell_words(command: &str) -> Vec<String> {
+    let joined = command.replace("\\\n", " ");
+    let (mut words, mut word, mut quoted) = (Vec::new(), String::new(), false);
+    for c in joined.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// The comparison picture of the plain game and its variants is made by
+/// the README's `runner compare` command from committed results: run as
+/// printed (into a scratch file), it gives the committed points byte for
+/// byte, so neither the command, the results it reads, nor `compare`
+/// itself has drifted from what the README shows.
+#[test]
+fn the_readmes_compare_command_remakes_the_committed_variants_picture() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("runner compare --min-cards")
+        .expect("the README shows the compare command");
+    let end = start + readme[start..].find("\n```").expect("its code block ends");
+    let words = shell_words(&readme[start..end]);
+    let out_at = words.iter().position(|w| w == "--out").unwrap() + 1;
+    let committed = PathBuf::from(&words[out_at]);
+    assert_eq!(committed, Path::new("results/variants/rates.svg"));
+    let dir = common::scratch("readme-compare");
+    let mut args: Vec<String> = words[1..].to_vec();
+    args[out_at - 1] = dir.join("rates.svg").display().to_string();
+    let o = common::run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("rates.csv")).unwrap(),
+        std::fs::read_to_string(committed.with_extension("csv")).unwrap(),
+        "the points the README's command draws are the committed ones"
+    );
+    assert!(dir.join("rates.svg").is_file());
 }
