@@ -210,8 +210,8 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     #[inline]
     pub fn insert(&self, key: u128, value: bool) -> bool {
         debug_assert!(key != 0 && key <= S::MAX_KEY);
-        // Every entry has fewer cards than no limit: a full bucket always
-        // gives one up.
+        // No key is u32::MAX bits long, so a full bucket always gives up
+        // its entry with the fewest cards.
         self.place((key << 1) | value as u128, u32::MAX)
     }
 
