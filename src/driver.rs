@@ -560,8 +560,10 @@ pub fn picture_labels_of(dir: &Path) -> plot::Labels {
     let recorded = std::fs::read(dir.join("manifest.json"))
         .ok()
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|m| serde_json::from_value::<Config>(m.get("config")?.clone()).ok())
-        .map(|config| (config, manifest::interim_of(dir)));
+        .and_then(|m| {
+            let config = serde_json::from_value::<Config>(m.get("config")?.clone()).ok()?;
+            Some((config, manifest::interim_in(&m)))
+        });
     match recorded {
         Some((config, None)) => picture_labels(&config),
         Some((config, Some(facts))) => interim_labels(picture_labels(&config), &facts),

@@ -99,7 +99,11 @@ impl Interim {
 /// need one say so themselves).
 pub fn interim_of(dir: &Path) -> Option<Interim> {
     let bytes = super::read_result_file(&dir.join(FILE_NAME)).ok()?;
-    let manifest: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    interim_in(&serde_json::from_slice(&bytes).ok()?)
+}
+
+/// [`interim_of`] for a manifest already read.
+pub fn interim_in(manifest: &serde_json::Value) -> Option<Interim> {
     serde_json::from_value(manifest.get("interim")?.clone()).ok()
 }
 
