@@ -251,7 +251,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         if !check.is_empty() {
             let _ = writeln!(html, "<p><strong>{}</strong></p>", escape(&check));
         }
-        if let Some(facts) = super::manifest::interim_in(&m) {
+        if let Some(facts) = super::manifest::interim_in(m) {
             let _ = writeln!(
                 html,
                 "<p><strong>{}</strong></p>",
