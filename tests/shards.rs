@@ -430,15 +430,15 @@ fn the_run_counts_the_chunks_of_its_timing_sample_once() {
     }
 }
 
-/// Waits (up to 30 s) until the run's checkpoint holds a chunk: its
+/// Waits (up to 120 s) until the run's checkpoint holds a chunk: its
 /// header is line 1.
 fn wait_for_a_checkpointed_chunk(journal: &Path) {
     wait_for_checkpointed_chunks(journal, 1);
 }
 
-/// Waits (up to 30 s) until the run's checkpoint holds `chunks` chunks.
+/// Waits (up to 120 s: CI machines can be loaded) until the run's checkpoint holds `chunks` chunks.
 fn wait_for_checkpointed_chunks(journal: &Path, chunks: usize) {
-    for _ in 0..600 {
+    for _ in 0..2400 {
         let lines = std::fs::read_to_string(journal).map_or(0, |t| t.lines().count());
         if lines > chunks {
             return;
