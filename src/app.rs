@@ -4,6 +4,7 @@ use crate::cli::{Cli, Command, InterimArgs, RunArgs};
 use crate::driver::{Phase, RunContext, RunOutcome};
 use crate::engine::progress;
 use crate::exit;
+use crate::export::manifest::Recorded;
 use crate::studies;
 use crate::study::Check;
 use clap::{CommandFactory, Parser};
@@ -75,20 +76,24 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
     }
 }
 
-/// Says on stderr, once the command has read them, when the tables in
-/// `dir` could not be checked against their run (see
-/// [`crate::export::manifest::unchecked_note`]); a refusal stays one line.
-fn note_unchecked_tables(dir: &std::path::Path) {
-    if let Some(note) = crate::export::manifest::unchecked_note(dir) {
+/// Says on stderr, once the command has read them, when the tables could
+/// not be checked against their run (see [`Recorded::unchecked_note`]); a
+/// refusal stays one line.
+fn note_unchecked_tables(manifest: Option<&Recorded>) {
+    if let Some(note) = manifest.and_then(Recorded::unchecked_note) {
         eprintln!("{note}");
     }
 }
 
 fn plot(args: &crate::cli::PlotArgs) -> i32 {
-    let labels = crate::driver::picture_labels_of(&args.dir);
-    match crate::export::plot::redraw(&args.dir, &labels) {
+    let manifest = match Recorded::read(&args.dir) {
+        Ok(manifest) => manifest,
+        Err(e) => return error_status(&e),
+    };
+    let labels = crate::driver::picture_labels_of(&args.dir, manifest.as_ref());
+    match crate::export::plot::redraw(&args.dir, manifest.as_ref(), &labels) {
         Ok(written) => {
-            note_unchecked_tables(&args.dir);
+            note_unchecked_tables(manifest.as_ref());
             if written.is_empty() {
                 eprintln!(
                     "note: {}: the tables have no rows, so there is nothing to draw",
@@ -105,10 +110,14 @@ fn plot(args: &crate::cli::PlotArgs) -> i32 {
 }
 
 fn report(args: &crate::cli::ReportArgs) -> i32 {
-    let labels = crate::driver::picture_labels_of(&args.dir);
-    match crate::export::report::write(&args.dir, &labels) {
+    let manifest = match Recorded::read(&args.dir) {
+        Ok(manifest) => manifest,
+        Err(e) => return error_status(&e),
+    };
+    let labels = crate::driver::picture_labels_of(&args.dir, manifest.as_ref());
+    match crate::export::report::write(&args.dir, manifest.as_ref(), &labels) {
         Ok(path) => {
-            note_unchecked_tables(&args.dir);
+            note_unchecked_tables(manifest.as_ref());
             println!("wrote {}", path.display());
             exit::OK
         }

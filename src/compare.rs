@@ -7,6 +7,7 @@
 
 use crate::cli::CompareArgs;
 use crate::exit;
+use crate::export::manifest::Recorded;
 use crate::export::plot::{Labels, RatePoint, Series, rate_lines_svg, read_rates};
 use crate::export::write_atomic;
 use anyhow::anyhow;
@@ -89,9 +90,15 @@ fn read_series(
         })?;
     let mut points: Vec<RatePoint> = Vec::new();
     for dir in dirs.split(',').map(str::trim).map(PathBuf::from) {
+        let recorded = Recorded::read(&dir)?;
+        if let Some(manifest) = &recorded {
+            manifest.check_hashes()?;
+            notes.extend(manifest.unchecked_note());
+        }
         let rates = read_dir_rates(&dir)?;
-        notes.extend(crate::export::manifest::unchecked_note(&dir));
-        let mark = crate::export::manifest::interim_of(&dir).map(|facts| facts.share());
+        let mark = recorded
+            .and_then(|manifest| manifest.interim())
+            .map(|facts| facts.share());
         if let Some(share) = &mark
             && !interim
         {
@@ -130,7 +137,8 @@ fn read_series(
     })
 }
 
-/// The rate rows of a results directory's `stats.csv`, else `rates.csv`.
+/// The rate rows of a results directory's `stats.csv`, else `rates.csv`
+/// (its hashes checked by the caller).
 fn read_dir_rates(dir: &Path) -> anyhow::Result<Vec<RatePoint>> {
     let table = ["stats.csv", "rates.csv"]
         .iter()
@@ -142,7 +150,6 @@ fn read_dir_rates(dir: &Path) -> anyhow::Result<Vec<RatePoint>> {
                 dir.display()
             )
         })?;
-    crate::export::manifest::check_hashes(dir)?;
     let bytes = crate::export::read_result_file(&table)?;
     read_rates(&bytes, &table.display().to_string())
 }

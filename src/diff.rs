@@ -23,18 +23,9 @@ const RUN_DETAILS: &[&str] = &["run.csv"];
 /// exit status (0 consistent, 1 not, 2 unreadable input).
 pub fn main(args: &DiffArgs) -> i32 {
     match compare(&args.baseline, &args.candidate, args.alpha) {
-        Ok(findings) => {
-            for dir in [&args.baseline, &args.candidate] {
-                if let Some(note) = manifest::unchecked_note(dir) {
-                    eprintln!("{note}");
-                }
-                if let Some(facts) = manifest::interim_of(dir) {
-                    eprintln!(
-                        "note: {} holds interim tables ({} of a run not finished, by `runner interim`): exact tables of part of a run differ from the whole run's, and sampled rates are compared over the deals done so far",
-                        dir.display(),
-                        facts.share()
-                    );
-                }
+        Ok((findings, notes)) => {
+            for note in notes {
+                eprintln!("{note}");
             }
             let mut consistent = true;
             for f in &findings {
@@ -79,19 +70,30 @@ struct RunKind {
     /// that share them must have identical tables. Compared from the echo,
     /// not the hash, so baselines written under an older hash still count.
     deal_inputs: serde_json::Value,
+    /// What a reader should know of the tables before trusting the
+    /// comparison: unchecked, or interim.
+    notes: Vec<String>,
 }
 
 fn run_kind(dir: &Path) -> Result<RunKind, String> {
     let path = dir.join(manifest::FILE_NAME);
-    if !path.exists() {
-        return Err(format!("{}: no such file", path.display()));
-    }
-    let text = read(&path)?;
-    manifest::check_hashes(dir).map_err(|e| format!("{e:#}"))?;
-    let v: serde_json::Value = serde_json::from_slice(&text)
+    let recorded = manifest::Recorded::read(dir)
+        .map_err(|e| format!("{e:#}"))?
+        .ok_or_else(|| format!("{}: no such file", path.display()))?;
+    recorded.check_hashes().map_err(|e| format!("{e:#}"))?;
+    let v = recorded
+        .json()
         .map_err(|e| format!("{}: not a manifest: {e}", path.display()))?;
     let c = &v["config"];
     let e = &c["experiment"];
+    let mut notes: Vec<String> = recorded.unchecked_note().into_iter().collect();
+    if let Some(facts) = recorded.interim() {
+        notes.push(format!(
+            "note: {} holds interim tables ({} of a run not finished, by `runner interim`): exact tables of part of a run differ from the whole run's, and sampled rates are compared over the deals done so far",
+            dir.display(),
+            facts.share()
+        ));
+    }
     Ok(RunKind {
         sampled: e["mode"] == "sample",
         deal_inputs: serde_json::json!([
@@ -103,6 +105,7 @@ fn run_kind(dir: &Path) -> Result<RunKind, String> {
             c["cut"],
             v["chunk_sizes"]
         ]),
+        notes,
     })
 }
 
@@ -123,8 +126,13 @@ fn tables(dir: &Path) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// Compares `candidate` with `baseline`.
-pub fn compare(baseline: &Path, candidate: &Path, alpha: f64) -> Result<Vec<Finding>, String> {
+/// Compares `candidate` with `baseline`; the findings, and the notes a
+/// reader should see on their tables (unchecked, or interim).
+pub fn compare(
+    baseline: &Path,
+    candidate: &Path,
+    alpha: f64,
+) -> Result<(Vec<Finding>, Vec<String>), String> {
     let (a, b) = (run_kind(baseline)?, run_kind(candidate)?);
     let (ta, tb) = (tables(baseline)?, tables(candidate)?);
     if ta.is_empty() {
@@ -176,7 +184,7 @@ pub fn compare(baseline: &Path, candidate: &Path, alpha: f64) -> Result<Vec<Find
             },
         });
     }
-    Ok(out)
+    Ok((out, [a.notes, b.notes].concat()))
 }
 
 /// The first line where two texts differ, with both versions.

@@ -554,16 +554,13 @@ fn interim_labels(labels: plot::Labels, facts: &manifest::Interim) -> plot::Labe
 }
 
 /// The picture labels of the results in `dir`, from the config its
-/// `manifest.json` records; the directory's name alone when there is no
+/// `manifest` records; the directory's name alone when there is no
 /// readable manifest (a directory of CSVs copied by hand).
-pub fn picture_labels_of(dir: &Path) -> plot::Labels {
-    let recorded = std::fs::read(dir.join("manifest.json"))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|m| {
-            let config = serde_json::from_value::<Config>(m.get("config")?.clone()).ok()?;
-            Some((config, manifest::interim_in(&m)))
-        });
+pub fn picture_labels_of(dir: &Path, manifest: Option<&manifest::Recorded>) -> plot::Labels {
+    let recorded = manifest.and_then(|m| m.json().ok()).and_then(|m| {
+        let config = serde_json::from_value::<Config>(m.get("config")?.clone()).ok()?;
+        Some((config, manifest::interim_in(m)))
+    });
     match recorded {
         Some((config, None)) => picture_labels(&config),
         Some((config, Some(facts))) => interim_labels(picture_labels(&config), &facts),

@@ -162,11 +162,13 @@ fn exhaustive_minimax_runs_equal_the_rates_dp() {
 fn committed_files_match_the_hashes_their_manifests_record() {
     let mut hashed = 0;
     for (_, _, dir) in shipped_configs() {
-        let manifest = dir.join("manifest.json");
-        if !manifest.exists() || runner::export::manifest::unchecked_note(&dir).is_some() {
+        let manifest = runner::export::manifest::Recorded::read(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", dir.display()));
+        let Some(manifest) = manifest.filter(|m| m.unchecked_note().is_none()) else {
             continue;
-        }
-        runner::export::manifest::check_hashes(&dir)
+        };
+        manifest
+            .check_hashes()
             .unwrap_or_else(|e| panic!("{}: {e:#}", dir.display()));
         hashed += 1;
     }

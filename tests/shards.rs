@@ -436,15 +436,24 @@ fn wait_for_a_checkpointed_chunk(journal: &Path) {
     wait_for_checkpointed_chunks(journal, 1);
 }
 
-/// Waits (up to 120 s: CI machines can be loaded) until the run's checkpoint holds `chunks` chunks.
+/// Waits until the run's checkpoint holds `chunks` chunks, or fails the
+/// test saying so: a silent return would surface later as an unreadable
+/// index error. The limit is 120 s because loaded CI machines have taken
+/// over 30 s for a first chunk.
 fn wait_for_checkpointed_chunks(journal: &Path, chunks: usize) {
+    let mut lines = 0;
     for _ in 0..2400 {
-        let lines = std::fs::read_to_string(journal).map_or(0, |t| t.lines().count());
+        lines = std::fs::read_to_string(journal).map_or(0, |t| t.lines().count());
         if lines > chunks {
             return;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    panic!(
+        "{}: {} chunks checkpointed after 120 s, waiting for {chunks}",
+        journal.display(),
+        lines.saturating_sub(1)
+    );
 }
 
 /// Runs `cfg` into `out` on one thread until its checkpoint holds `chunks`

@@ -5,7 +5,7 @@ use crate::error::refuse;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The manifest's file name in a results directory.
 pub const FILE_NAME: &str = "manifest.json";
@@ -98,13 +98,109 @@ impl Interim {
 /// merge's results, and where no manifest can be read (the commands that
 /// need one say so themselves).
 pub fn interim_of(dir: &Path) -> Option<Interim> {
-    let bytes = super::read_result_file(&dir.join(FILE_NAME)).ok()?;
-    interim_in(&serde_json::from_slice(&bytes).ok()?)
+    Recorded::read(dir).ok()??.interim()
 }
 
 /// [`interim_of`] for a manifest already read.
 pub fn interim_in(manifest: &serde_json::Value) -> Option<Interim> {
     serde_json::from_value(manifest.get("interim")?.clone()).ok()
+}
+
+/// A results directory's manifest, read once by a command that reads the
+/// results back (`plot`, `report`, `diff`, `compare`): the hash check, the
+/// note on tables it cannot vouch for and the interim mark all come from
+/// the one read, so they describe the same file.
+pub struct Recorded {
+    dir: PathBuf,
+    /// The parse error when the file is not JSON (damaged, or edited).
+    json: Result<serde_json::Value, String>,
+}
+
+impl Recorded {
+    /// The manifest of `dir`; `None` when there is none (tables made by
+    /// hand), an error when it is there but cannot be read.
+    pub fn read(dir: &Path) -> anyhow::Result<Option<Self>> {
+        let path = dir.join(FILE_NAME);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let bytes = super::read_result_file(&path)?;
+        Ok(Some(Self {
+            dir: dir.to_path_buf(),
+            json: serde_json::from_slice(&bytes).map_err(|e| e.to_string()),
+        }))
+    }
+
+    /// The manifest as JSON, or why it is not JSON.
+    pub fn json(&self) -> Result<&serde_json::Value, &str> {
+        self.json.as_ref().map_err(String::as_str)
+    }
+
+    /// The interim mark (see [`interim_of`]).
+    pub fn interim(&self) -> Option<Interim> {
+        interim_in(self.json().ok()?)
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.join(FILE_NAME)
+    }
+
+    /// Refuses a file of the directory whose SHA-256 is not the one the
+    /// manifest records. A file the manifest names but that is gone is left
+    /// to the command that needs it; a manifest from before hashes were
+    /// recorded, or one that is not JSON (which `report` and `diff` refuse
+    /// themselves, and `plot` reads without), has nothing to check.
+    pub fn check_hashes(&self) -> anyhow::Result<()> {
+        let Some(recorded) = self.json().ok().and_then(|m| m.get("sha256")) else {
+            return Ok(());
+        };
+        let not_a_table = || {
+            refuse(format!(
+                "{}: sha256 is not a table of file names and hashes",
+                self.path().display()
+            ))
+        };
+        for (name, want) in recorded.as_object().ok_or_else(not_a_table)? {
+            let want = want.as_str().ok_or_else(not_a_table)?;
+            // Only a plain name in this directory: a manifest edited to name
+            // `../x` must not make the check read elsewhere.
+            if Path::new(name).file_name() != Some(std::ffi::OsStr::new(name)) {
+                return Err(not_a_table());
+            }
+            let file = self.dir.join(name);
+            if !file.exists() {
+                continue;
+            }
+            if sha256_hex(&super::read_result_file(&file)?) != want {
+                return Err(refuse(format!(
+                    "{}: not the file its run wrote (its SHA-256 differs from the one {FILE_NAME} records): edited since, or left by another run",
+                    file.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// A one-line note when the manifest records no SHA-256s (a run from
+    /// before runner kept them), or is not JSON (damaged, or edited), which
+    /// [`Recorded::check_hashes`] therefore cannot check: a reader should
+    /// know that an edit to the tables since the run would go unnoticed.
+    /// `None` when the hashes are recorded.
+    pub fn unchecked_note(&self) -> Option<String> {
+        let path = self.path();
+        let Ok(manifest) = self.json() else {
+            return Some(format!(
+                "note: {} is not JSON (damaged, or edited), so the tables are not checked against the run",
+                path.display()
+            ));
+        };
+        manifest.get("sha256").is_none().then(|| {
+            format!(
+                "note: {} records no SHA-256 of the tables (its run predates them), so they are not checked against the run; rerun the config for a manifest that records them",
+                path.display()
+            )
+        })
+    }
 }
 
 impl<C: Serialize> Manifest<'_, C> {
@@ -143,75 +239,6 @@ pub fn hashes_of(dir: &Path, outputs: &[String]) -> anyhow::Result<BTreeMap<Stri
             Ok((name.clone(), sha256_hex(&bytes)))
         })
         .collect()
-}
-
-/// Refuses a results directory holding a file whose SHA-256 is not the one
-/// its manifest records. A file the manifest names but that is gone is
-/// left to the command that needs it; a directory without a manifest, or
-/// with one from before hashes were recorded, or one that is not JSON
-/// (which `report` and `diff` refuse themselves, and `plot` reads without),
-/// has nothing to check.
-pub fn check_hashes(dir: &Path) -> anyhow::Result<()> {
-    let path = dir.join(FILE_NAME);
-    if !path.exists() {
-        return Ok(());
-    }
-    let bytes = super::read_result_file(&path)?;
-    let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-        return Ok(());
-    };
-    let Some(recorded) = manifest.get("sha256") else {
-        return Ok(());
-    };
-    let not_a_table = || {
-        refuse(format!(
-            "{}: sha256 is not a table of file names and hashes",
-            path.display()
-        ))
-    };
-    for (name, want) in recorded.as_object().ok_or_else(not_a_table)? {
-        let want = want.as_str().ok_or_else(not_a_table)?;
-        // Only a plain name in this directory: a manifest edited to name
-        // `../x` must not make the check read elsewhere.
-        if Path::new(name).file_name() != Some(std::ffi::OsStr::new(name)) {
-            return Err(not_a_table());
-        }
-        let file = dir.join(name);
-        if !file.exists() {
-            continue;
-        }
-        if sha256_hex(&super::read_result_file(&file)?) != want {
-            return Err(refuse(format!(
-                "{}: not the file its run wrote (its SHA-256 differs from the one {FILE_NAME} records): edited since, or left by another run",
-                file.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// A one-line note for a results directory whose manifest records no
-/// SHA-256s (a run from before runner kept them), or is not JSON (damaged,
-/// or edited), which [`check_hashes`] therefore cannot check: a reader
-/// should know that an edit to its tables since the run would go
-/// unnoticed. `None` when there is nothing to say: the hashes are
-/// recorded, or there is no manifest (tables made by hand; the commands
-/// that need one say so themselves).
-pub fn unchecked_note(dir: &Path) -> Option<String> {
-    let path = dir.join(FILE_NAME);
-    let bytes = super::read_result_file(&path).ok()?;
-    let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-        return Some(format!(
-            "note: {} is not JSON (damaged, or edited), so the tables are not checked against the run",
-            path.display()
-        ));
-    };
-    manifest.get("sha256").is_none().then(|| {
-        format!(
-            "note: {} records no SHA-256 of the tables (its run predates them), so they are not checked against the run; rerun the config for a manifest that records them",
-            path.display()
-        )
-    })
 }
 
 /// Stable hash of a config's result inputs: serialised to JSON in field

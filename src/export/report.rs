@@ -6,6 +6,7 @@
 //! Deterministic results come first; run details (time, host, commit) are
 //! kept apart at the end, as in the directory itself.
 
+use super::manifest::Recorded;
 use super::plot::Labels;
 use crate::error::refuse;
 use anyhow::Context;
@@ -180,15 +181,18 @@ thead th{position:sticky;top:0;background:#f4f4f4}.facts th{text-align:left;back
 .note{color:#666;font-size:.85em;margin:.2em 0}figure{margin:1em 0}figure svg{max-width:100%;height:auto}\
 figcaption{color:#666;font-size:.85em}pre{background:#f8f8f8;padding:.8em;overflow-x:auto;font-size:.85em}";
 
-/// The whole page for the results in `dir`.
-pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
+/// The whole page for the results in `dir`, whose `manifest.json` the
+/// caller has read (`None`: the directory has none).
+pub fn render(dir: &Path, manifest: Option<&Recorded>, labels: &Labels) -> anyhow::Result<String> {
     if !dir.is_dir() {
         return Err(refuse(format!(
             "{}: no such results directory",
             dir.display()
         )));
     }
-    super::manifest::check_hashes(dir)?;
+    if let Some(recorded) = manifest {
+        recorded.check_hashes()?;
+    }
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read results directory {}", dir.display()))?
         .filter_map(|e| e.ok())
@@ -211,13 +215,13 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
             dir.display()
         )));
     }
-    let manifest: Option<serde_json::Value> =
-        match read("manifest.json") {
-            Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| {
-                refuse(format!("{}: manifest.json is not JSON: {e}", dir.display()))
-            })?),
-            Err(_) => None,
-        };
+    let manifest = manifest
+        .map(|recorded| {
+            recorded
+                .json()
+                .map_err(|e| refuse(format!("{}: manifest.json is not JSON: {e}", dir.display())))
+        })
+        .transpose()?;
 
     let mut html = String::new();
     let title = if labels.run.is_empty() {
@@ -234,7 +238,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         t = escape(&title),
         c = escape(&labels.context)
     );
-    if let Some(m) = &manifest {
+    if let Some(m) = manifest {
         // Newer manifests say `check`; older ones only their exit code.
         let check = match (
             m.get("check").and_then(|v| v.as_str()),
@@ -288,7 +292,7 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
         }
     }
     html.push_str("<h2>Provenance</h2>\n");
-    match &manifest {
+    match manifest {
         Some(m) => html.push_str(&provenance_html(m)),
         None => html.push_str("<p class=\"note\">no manifest.json in this directory</p>\n"),
     }
@@ -300,8 +304,8 @@ pub fn render(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
 }
 
 /// Writes `DIR/report.html` atomically and returns its path.
-pub fn write(dir: &Path, labels: &Labels) -> anyhow::Result<PathBuf> {
-    let html = render(dir, labels)?;
+pub fn write(dir: &Path, manifest: Option<&Recorded>, labels: &Labels) -> anyhow::Result<PathBuf> {
+    let html = render(dir, manifest, labels)?;
     let path = dir.join(FILE_NAME);
     super::write_atomic(&path, html.as_bytes())?;
     Ok(path)
@@ -310,6 +314,11 @@ pub fn write(dir: &Path, labels: &Labels) -> anyhow::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page for `dir`, its manifest read as `runner report` reads it.
+    fn page(dir: &Path, labels: &Labels) -> anyhow::Result<String> {
+        render(dir, Recorded::read(dir)?.as_ref(), labels)
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("runner-report-{name}-{}", std::process::id()));
@@ -334,7 +343,7 @@ mod tests {
             run: "x".into(),
             context: "tanhinmin · 52 cards".into(),
         };
-        let html = render(&dir, &labels).unwrap();
+        let html = page(&dir, &labels).unwrap();
         for id in ["table-stats", "table-mu", "table-run", "figure-rates"] {
             assert!(html.contains(&format!("id=\"{id}\"")), "{id} missing");
         }
@@ -346,7 +355,7 @@ mod tests {
             !html.contains("<script") && !html.contains("src=\"http"),
             "self-contained"
         );
-        let path = write(&dir, &labels).unwrap();
+        let path = write(&dir, Recorded::read(&dir).unwrap().as_ref(), &labels).unwrap();
         assert_eq!(path, dir.join("report.html"));
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -359,14 +368,14 @@ mod tests {
         std::fs::write(dir.join("stats.csv"), "n_first,rate\n8,0.5\n").unwrap();
         let finished = r#"{"tool":"runner","check":"passed","config":{"experiment":{"name":"x"}}}"#;
         std::fs::write(dir.join("manifest.json"), finished).unwrap();
-        let html = render(&dir, &Labels::default()).unwrap();
+        let html = page(&dir, &Labels::default()).unwrap();
         assert!(!html.contains("Interim"), "a finished run's page");
         let interim = finished.replace(
             r#""check":"passed","#,
             r#""check":"passed","interim":{"from":["c"],"chunks_done":211,"chunks_total":1000,"chunks":"0-80, 250"},"#,
         );
         std::fs::write(dir.join("manifest.json"), interim).unwrap();
-        let html = render(&dir, &Labels::default()).unwrap();
+        let html = page(&dir, &Labels::default()).unwrap();
         assert!(
             html.contains(
                 "Interim: these tables count 211 of the run&#39;s 1000 chunks (0-80, 250)"
@@ -386,13 +395,13 @@ mod tests {
         std::fs::write(dir.join("stats.csv"), format!("{head}8,8,0.5,0.4,0.6\n")).unwrap();
         let mu = "n_first,n_second,mu0,mu1,deals,first_wins\n8,8,1,0,10,4\n";
         std::fs::write(dir.join("mu.csv"), mu).unwrap();
-        render(&dir, &Labels::default()).unwrap();
+        page(&dir, &Labels::default()).unwrap();
         std::fs::write(dir.join("stats.csv"), format!("{head}8,8,1.17,0.4,1.2\n")).unwrap();
-        let e = render(&dir, &Labels::default()).unwrap_err().to_string();
+        let e = page(&dir, &Labels::default()).unwrap_err().to_string();
         assert!(e.contains("stats.csv") && e.contains("1.17"), "{e}");
         std::fs::write(dir.join("stats.csv"), format!("{head}8,8,0.5,0.4,0.6\n")).unwrap();
         std::fs::write(dir.join("mu.csv"), mu.replace(",10,4", ",10,11")).unwrap();
-        let e = render(&dir, &Labels::default()).unwrap_err().to_string();
+        let e = page(&dir, &Labels::default()).unwrap_err().to_string();
         assert!(
             e.contains("mu.csv") && e.contains("11 first-player wins"),
             "{e}"
@@ -408,7 +417,7 @@ mod tests {
             csv.push_str(&format!("{i}\n"));
         }
         std::fs::write(dir.join("disagreements.csv"), csv).unwrap();
-        let html = render(&dir, &Labels::default()).unwrap();
+        let html = page(&dir, &Labels::default()).unwrap();
         assert!(html.contains(&format!("the first {MAX_ROWS} of {} rows", MAX_ROWS + 5)));
         assert_eq!(html.matches("<tr><td>").count(), MAX_ROWS);
         std::fs::remove_dir_all(dir).unwrap();
@@ -417,7 +426,7 @@ mod tests {
     #[test]
     fn a_directory_without_results_is_refused() {
         let dir = scratch("empty");
-        let e = render(&dir, &Labels::default()).unwrap_err();
+        let e = page(&dir, &Labels::default()).unwrap_err();
         assert!(e.to_string().contains("no CSV tables"), "{e}");
         std::fs::remove_dir_all(dir).unwrap();
     }
