@@ -5,7 +5,7 @@ mod common;
 
 use common::{run, run_args, runner, scratch, stderr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 fn ok(o: &Output) {
@@ -271,7 +271,7 @@ fn killed_runs_resume_to_the_identical_result() {
 }
 
 /// Starts a run with its stderr piped, to be signalled and then waited for.
-fn start(cfg: &Path, out: &Path, extra: &[&str]) -> std::process::Child {
+fn start(cfg: &Path, out: &Path, extra: &[&str]) -> Child {
     runner()
         .args(run_args(cfg, out, extra))
         .stderr(Stdio::piped())
@@ -281,7 +281,7 @@ fn start(cfg: &Path, out: &Path, extra: &[&str]) -> std::process::Child {
 
 /// Sends `signal` ("TERM", "INT") to `child`, as a batch scheduler or
 /// Ctrl-C would; whether `kill` found the process.
-fn send(child: &std::process::Child, signal: &str) -> bool {
+fn send(child: &Child, signal: &str) -> bool {
     Command::new("kill")
         .args([format!("-{signal}"), child.id().to_string()])
         .status()
@@ -291,7 +291,7 @@ fn send(child: &std::process::Child, signal: &str) -> bool {
 
 /// Starts a run that shows progress (so it first times a sample of its
 /// chunks), on one thread, with stderr piped.
-fn start_with_progress(cfg: &Path, out: &Path) -> std::process::Child {
+fn start_with_progress(cfg: &Path, out: &Path) -> Child {
     runner()
         .args(["--config", cfg.to_str().unwrap(), "--out"])
         .arg(out)
@@ -432,23 +432,32 @@ fn the_run_counts_the_chunks_of_its_timing_sample_once() {
 
 /// Waits (up to 120 s) until the run's checkpoint holds a chunk: its
 /// header is line 1.
-fn wait_for_a_checkpointed_chunk(journal: &Path) {
-    wait_for_checkpointed_chunks(journal, 1);
+fn wait_for_a_checkpointed_chunk(child: &mut Child, journal: &Path) {
+    wait_for_checkpointed_chunks(child, journal, 1);
 }
 
-/// Waits until the run's checkpoint holds `chunks` chunks, or fails the
-/// test saying so: a silent return would surface later as an unreadable
-/// index error. The limit is 120 s because loaded CI machines have taken
-/// over 30 s for a first chunk.
-fn wait_for_checkpointed_chunks(journal: &Path, chunks: usize) {
+/// Waits until the run `child` has checkpointed `chunks` chunks, or fails
+/// the test saying so: when the run ends first (at once, not after the
+/// wait), or after 120 s (loaded CI machines have taken over 30 s for a
+/// first chunk), when the run is killed. A silent return would surface
+/// later as an unreadable index error.
+fn wait_for_checkpointed_chunks(child: &mut Child, journal: &Path, chunks: usize) {
     let mut lines = 0;
     for _ in 0..2400 {
         lines = std::fs::read_to_string(journal).map_or(0, |t| t.lines().count());
         if lines > chunks {
             return;
         }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!(
+                "{}: the run ended ({status}) with {} chunks checkpointed, waiting for {chunks}",
+                journal.display(),
+                lines.saturating_sub(1)
+            );
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
+    let _ = child.kill();
     panic!(
         "{}: {} chunks checkpointed after 120 s, waiting for {chunks}",
         journal.display(),
@@ -459,9 +468,9 @@ fn wait_for_checkpointed_chunks(journal: &Path, chunks: usize) {
 /// Runs `cfg` into `out` on one thread until its checkpoint holds `chunks`
 /// chunks, then stops it with SIGTERM (exit 4); returns the checkpoint.
 fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
-    let child = start(cfg, out, &["-j", "1"]);
+    let mut child = start(cfg, out, &["-j", "1"]);
     let journal = out.join("checkpoint.jsonl");
-    wait_for_checkpointed_chunks(&journal, chunks);
+    wait_for_checkpointed_chunks(&mut child, &journal, chunks);
     send(&child, "TERM");
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
     journal
@@ -499,7 +508,7 @@ fn resealed(line: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
 /// The output of `child` once it exits, or a failed test (the child
 /// killed) if it is still running after a minute: what a run that ignores
 /// its stop, or takes on hours of work it should refuse, would do.
-fn output_within_a_minute(mut child: std::process::Child, what: &str) -> Output {
+fn output_within_a_minute(mut child: Child, what: &str) -> Output {
     let started = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > Duration::from_secs(60) {
@@ -517,9 +526,9 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let dir = scratch("term");
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
-    let child = start(&cfg, &out, &["-j", "1"]);
+    let mut child = start(&cfg, &out, &["-j", "1"]);
     // Not a fixed delay: on a busy machine 400 ms once held no chunk.
-    wait_for_a_checkpointed_chunk(&out.join("checkpoint.jsonl"));
+    wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
     assert!(send(&child, "TERM"));
     let o = child.wait_with_output().unwrap();
     assert_eq!(
@@ -589,8 +598,8 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert_eq!(tables(&out), tables(&whole));
     // --fresh starts over and gives the same tables.
     let fresh = dir.join("fresh");
-    let child = start(&cfg, &fresh, &["-j", "1"]);
-    wait_for_a_checkpointed_chunk(&fresh.join("checkpoint.jsonl"));
+    let mut child = start(&cfg, &fresh, &["-j", "1"]);
+    wait_for_a_checkpointed_chunk(&mut child, &fresh.join("checkpoint.jsonl"));
     send(&child, "TERM");
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
     single(&cfg, &fresh, &["--fresh"]);
@@ -622,8 +631,8 @@ fn plan_names_the_shard_a_checkpoint_belongs_to() {
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
     let shard = ["--shards", "2", "--shard-index", "1"];
-    let child = start(&cfg, &out, &[&shard[..], &["-j", "1"]].concat());
-    wait_for_a_checkpointed_chunk(&out.join("checkpoint.jsonl"));
+    let mut child = start(&cfg, &out, &[&shard[..], &["-j", "1"]].concat());
+    wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
     assert!(send(&child, "TERM"));
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
     let journal = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap();
@@ -905,13 +914,13 @@ fn edited_shard_results_and_checkpoints_are_refused() {
     // A checkpoint with a count edited in its first record.
     let slow = write_config(&dir, "slow.toml", SLOW);
     let out = dir.join("interrupted");
-    let child = runner()
+    let mut child = runner()
         .args(run_args(&slow, &out, &["-j", "1"]))
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let journal = out.join("checkpoint.jsonl");
-    wait_for_a_checkpointed_chunk(&journal);
+    wait_for_a_checkpointed_chunk(&mut child, &journal);
     send(&child, "TERM");
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(4), "interrupted");
@@ -1092,9 +1101,9 @@ fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
     let dir = scratch("u64-max");
     let cfg = write_config(&dir, "c.toml", ENDLESS);
     let out = dir.join("out");
-    let child = start(&cfg, &out, &["-j", "1"]);
+    let mut child = start(&cfg, &out, &["-j", "1"]);
     let journal = out.join("checkpoint.jsonl");
-    wait_for_a_checkpointed_chunk(&journal);
+    wait_for_a_checkpointed_chunk(&mut child, &journal);
     let lines = std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count());
     send(&child, "TERM");
     let o = output_within_a_minute(child, "stopped with SIGTERM");
@@ -1530,9 +1539,9 @@ fn interim_reads_the_checkpoint_of_a_run_under_way() {
     let dir = scratch("interim-live");
     let cfg = write_config(&dir, "c.toml", ENDLESS);
     let out = dir.join("out");
-    let child = start(&cfg, &out, &["-j", "1"]);
+    let mut child = start(&cfg, &out, &["-j", "1"]);
     let journal = out.join("checkpoint.jsonl");
-    wait_for_checkpointed_chunks(&journal, 2);
+    wait_for_checkpointed_chunks(&mut child, &journal, 2);
     let to = dir.join("interim");
     let o = run_interim(&cfg, &[&out], &to);
     let running = send(&child, "TERM");
