@@ -326,6 +326,45 @@ fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
     assert!(err.contains("--resume"), "{err}");
 }
 
+/// A chunk can take hours (a 26x26 deal under both rules took over three),
+/// and a line saying "0/s, eta ?" for an hour looks like a hung run: the
+/// progress lines name the chunks that have outlasted a line, with their
+/// time so far.
+#[test]
+fn progress_lines_name_a_chunk_that_outlasts_them() {
+    use std::io::BufRead;
+    // 11-back at 26x26, one deal a chunk: deal 0 takes about 5 s on one
+    // thread, longer than the 1 s between lines. Fewer than 512 chunks, so
+    // the run times no sample first.
+    let dir = scratch("long-chunk");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 100\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
+    );
+    let mut child = start_with_progress(&cfg, &dir.join("out"));
+    let stderr = child.stderr.take().unwrap();
+    let (line_tx, line_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if line.contains("under way") && line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let named = line_rx.recv_timeout(Duration::from_secs(60));
+    let _ = child.kill();
+    let _ = child.wait();
+    let named = named.expect("no progress line named a chunk within a minute");
+    assert!(
+        named.starts_with("progress: 26x26 field 0: ") && named.contains(", under way: chunk "),
+        "{named}"
+    );
+    let (_, time) = named.split_once(" for ").expect("the chunk's time so far");
+    assert!(time.ends_with('s') || time.ends_with('m'), "{named}");
+}
+
 #[test]
 fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
     use std::io::BufRead;

@@ -546,6 +546,7 @@ fn run_chunks<S: Workload>(
                         return Ok(());
                     }
                     let chunk = &plan.chunk(cell, global);
+                    let _under_way = progress.begin(global);
                     let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
                     let mut counts = S::Counts::default();
                     {

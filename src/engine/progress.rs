@@ -1,9 +1,10 @@
 //! Progress: a live bar on a terminal, plain periodic lines in batch logs.
 
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -25,6 +26,72 @@ pub struct Progress {
     done: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     printer: Option<JoinHandle<()>>,
+    under_way: Option<Arc<UnderWayChunks>>,
+}
+
+/// The chunks being worked on, by global index, and when each began. A
+/// chunk can take hours (one 26x26 deal under both rules took over three),
+/// and a progress line that says only "0/s, eta ?" for an hour looks like
+/// a hung run; naming the chunks that outlast a line says where it is.
+type UnderWayChunks = Mutex<BTreeMap<u64, Instant>>;
+
+/// A chunk being worked on, from [`Progress::begin`] until dropped.
+pub struct UnderWay<'a> {
+    chunks: Option<&'a UnderWayChunks>,
+    chunk: u64,
+}
+
+impl Drop for UnderWay<'_> {
+    fn drop(&mut self) {
+        if let Some(chunks) = self.chunks {
+            chunks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&self.chunk);
+        }
+    }
+}
+
+/// At most this many long chunks are named in a progress line.
+const NAMED_CHUNKS: usize = 3;
+
+/// ", under way: chunk 110 for 1h 20m, chunk 631 for 38m 02s": the chunks
+/// of `running` (index, time so far) that have run at least `over`,
+/// longest first, at most [`NAMED_CHUNKS`] of them; empty when there are
+/// none.
+fn under_way_text(running: &[(u64, Duration)], over: Duration) -> String {
+    let mut long: Vec<&(u64, Duration)> = running.iter().filter(|(_, t)| *t >= over).collect();
+    if long.is_empty() {
+        return String::new();
+    }
+    long.sort_by_key(|&&(chunk, t)| (std::cmp::Reverse(t), chunk));
+    let named: Vec<String> = long
+        .iter()
+        .take(NAMED_CHUNKS)
+        .map(|(chunk, t)| {
+            format!(
+                "chunk {chunk} for {}",
+                crate::export::duration_text(t.as_secs_f64())
+            )
+        })
+        .collect();
+    let more = match long.len().saturating_sub(NAMED_CHUNKS) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(", under way: {}{more}", named.join(", "))
+}
+
+/// [`under_way_text`] for the chunks in `chunks` now.
+fn long_chunks_now(chunks: &UnderWayChunks, over: Duration) -> String {
+    let now = Instant::now();
+    let running: Vec<(u64, Duration)> = chunks
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .map(|(&chunk, &began)| (chunk, now.saturating_duration_since(began)))
+        .collect();
+    under_way_text(&running, over)
 }
 
 impl Progress {
@@ -40,17 +107,21 @@ impl Progress {
             done: done.clone(),
             stop: stop.clone(),
             printer: None,
+            under_way: None,
         };
         let Mode::Auto { secs } = mode else {
             return progress;
         };
+        let under_way = Arc::new(UnderWayChunks::default());
+        progress.under_way = Some(under_way.clone());
+        let every = Duration::from_secs(secs.max(1));
         if std::io::stderr().is_terminal() {
             // indicatif's estimator would take a restored position for
             // speed; the bar covers only the work left, and says so.
             let bar = ProgressBar::new(total.saturating_sub(already));
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}",
+                    "{prefix} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}{msg}",
                 )
                 .expect("valid template")
                 .progress_chars("=> "),
@@ -62,10 +133,18 @@ impl Progress {
                     100.0 * already as f64 / total.max(1) as f64
                 ),
             });
+            // The bar moves only when a chunk ends; a thread of its own
+            // names the long chunks while none does.
+            let shown = bar.clone();
+            progress.printer = Some(std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    shown.set_message(long_chunks_now(&under_way, every));
+                }
+            }));
             progress.bar = Some(bar);
         } else {
             let label = label.to_string();
-            let every = Duration::from_secs(secs.max(1));
             progress.printer = Some(std::thread::spawn(move || {
                 let started = Instant::now();
                 let mut next = every;
@@ -85,14 +164,29 @@ impl Progress {
                         "?".into()
                     };
                     eprintln!(
-                        "progress: {label}: {n}/{total} ({:.1}%), {}/s, eta {eta}",
+                        "progress: {label}: {n}/{total} ({:.1}%), {}/s, eta {eta}{}",
                         100.0 * n as f64 / total.max(1) as f64,
-                        crate::export::throughput_text(rate)
+                        crate::export::throughput_text(rate),
+                        long_chunks_now(&under_way, every)
                     );
                 }
             }));
         }
         progress
+    }
+
+    /// Marks chunk `chunk` (its global index) as being worked on until the
+    /// guard is dropped: once it has run longer than the interval between
+    /// progress lines, the lines name it with its time so far.
+    pub fn begin(&self, chunk: u64) -> UnderWay<'_> {
+        let chunks = self.under_way.as_deref();
+        if let Some(chunks) = chunks {
+            chunks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(chunk, Instant::now());
+        }
+        UnderWay { chunks, chunk }
     }
 
     /// Counts `n` more items done.
@@ -112,5 +206,54 @@ impl Progress {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_chunks_that_outlast_a_line_are_named_longest_first() {
+        let s = Duration::from_secs;
+        let over = s(5);
+        assert_eq!(under_way_text(&[], over), "");
+        assert_eq!(under_way_text(&[(7, s(4))], over), "");
+        assert_eq!(
+            under_way_text(&[(110, s(4_800)), (3, s(2)), (631, s(2_282))], over),
+            ", under way: chunk 110 for 1h 20m, chunk 631 for 38m 02s"
+        );
+        assert_eq!(
+            under_way_text(
+                &[(1, s(10)), (2, s(40)), (3, s(30)), (4, s(20)), (5, s(5))],
+                over
+            ),
+            ", under way: chunk 2 for 40s, chunk 3 for 30s, chunk 4 for 20s and 2 more"
+        );
+    }
+
+    #[test]
+    fn a_chunk_is_named_while_under_way_and_forgotten_when_done() {
+        let progress = Progress {
+            bar: None,
+            done: Arc::default(),
+            stop: Arc::default(),
+            printer: None,
+            under_way: Some(Arc::default()),
+        };
+        let chunks = progress.under_way.clone().unwrap();
+        {
+            let _first = progress.begin(4);
+            let _second = progress.begin(9);
+            assert_eq!(
+                long_chunks_now(&chunks, Duration::ZERO),
+                ", under way: chunk 4 for 0s, chunk 9 for 0s"
+            );
+        }
+        assert_eq!(long_chunks_now(&chunks, Duration::ZERO), "");
+        // Quiet: nothing is kept.
+        let quiet = Progress::start("cell", 10, 0, Mode::Quiet);
+        let _chunk = quiet.begin(1);
+        assert!(quiet.under_way.is_none());
     }
 }
