@@ -326,37 +326,58 @@ fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
     assert!(err.contains("--resume"), "{err}");
 }
 
+/// A config of `deals` 26x26 11-back deals of seed 26, one deal a chunk:
+/// deal 0 takes about 5 s on one thread, deal 1 over an hour.
+fn eleven_back_26(dir: &Path, deals: u32) -> PathBuf {
+    write_config(
+        dir,
+        "c.toml",
+        &format!(
+            "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = {deals}\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n"
+        ),
+    )
+}
+
+/// The first line `child` writes to stderr that is `wanted`, read on
+/// another thread so that a silent run fails the test after a minute
+/// instead of holding it for hours; `None` when there is no such line by
+/// then, or the run ended first.
+fn first_stderr_line(
+    child: &mut Child,
+    wanted: impl Fn(&str) -> bool + Send + 'static,
+) -> Option<String> {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().unwrap();
+    let (line_tx, line_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if wanted(&line) {
+                let _ = line_tx.send(line);
+                break;
+            }
+        }
+    });
+    line_rx.recv_timeout(Duration::from_secs(60)).ok()
+}
+
 /// A chunk can take hours (a 26x26 deal under both rules took over three),
 /// and a line saying "0/s, eta ?" for an hour looks like a hung run: the
 /// progress lines name the chunks that have outlasted a line, with their
 /// time so far.
 #[test]
 fn progress_lines_name_a_chunk_that_outlasts_them() {
-    use std::io::BufRead;
     // 11-back at 26x26, one deal a chunk: deal 0 takes about 5 s on one
     // thread, longer than the 1 s between lines. Fewer than 512 chunks, so
     // the run times no sample first.
     let dir = scratch("long-chunk");
-    let cfg = write_config(
-        &dir,
-        "c.toml",
-        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 100\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
-    );
+    let cfg = eleven_back_26(&dir, 100);
     let mut child = start_with_progress(&cfg, &dir.join("out"));
-    let stderr = child.stderr.take().unwrap();
-    let (line_tx, line_rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if line.contains("under way") && line_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let named = line_rx.recv_timeout(Duration::from_secs(60));
+    let named = first_stderr_line(&mut child, |line| line.contains("under way"));
     let _ = child.kill();
     let _ = child.wait();
-    let named = named.expect("no progress line named a chunk within a minute");
+    let named =
+        named.expect("no progress line named a chunk within a minute, or the run ended first");
     assert!(
         named.starts_with("progress: 26x26 field 0: ") && named.contains(", under way: chunk "),
         "{named}"
@@ -367,25 +388,12 @@ fn progress_lines_name_a_chunk_that_outlasts_them() {
 
 #[test]
 fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
-    use std::io::BufRead;
     // 11-back at 26x26: the sample's second deal (of 1,000, seed 26) took
     // over an hour on one thread, so the note's 10 s come first anywhere.
     let dir = scratch("slow-sample");
-    let cfg = write_config(
-        &dir,
-        "c.toml",
-        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
-    );
+    let cfg = eleven_back_26(&dir, 1000);
     let mut child = start_with_progress(&cfg, &dir.join("out"));
-    // Read on another thread, so a silent run fails this test after a
-    // minute instead of holding it for hours.
-    let stderr = child.stderr.take().unwrap();
-    let (line_tx, line_rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let first = std::io::BufReader::new(stderr).lines().next();
-        let _ = line_tx.send(first.map(|l| l.unwrap()));
-    });
-    let first = line_rx.recv_timeout(Duration::from_secs(60));
+    let first = first_stderr_line(&mut child, |_| true);
     // The sample's chunks are journalled as they finish, so a resume does
     // not do them again: the first (deal 0, about 5 s alone) shows up in
     // the checkpoint while the sample still runs.
@@ -401,9 +409,7 @@ fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
     }
     let _ = child.kill();
     let _ = child.wait();
-    let first = first
-        .expect("no line within a minute")
-        .expect("a line before the run ends");
+    let first = first.expect("no line within a minute, or the run ended first");
     assert!(
         first.starts_with("note: timing a sample of the run before it starts"),
         "{first}"
