@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run, run_args, runner, scratch, stderr};
+use common::{Running, run, run_args, runner, scratch, stderr};
 use std::path::{Path, PathBuf};
 
 fn repo(rel: &str) -> PathBuf {
@@ -619,17 +619,17 @@ fn dry_run_prints_the_plan_and_runs_nothing() {
 /// Writes a config of every 12x12 deal (67.7 billion rank patterns, many
 /// hours on any machine this project runs on) and starts it into `out`
 /// with a progress line a second, stderr piped.
-fn start_every_12x12_deal(dir: &Path, out: &Path) -> std::process::Child {
+fn start_every_12x12_deal(dir: &Path, out: &Path) -> Running {
     let cfg = dir.join("d12.toml");
     std::fs::write(&cfg, D12).unwrap();
-    runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(out)
-        .args(["--progress-secs", "1"])
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
+    Running::start(
+        runner()
+            .args(["--config", cfg.to_str().unwrap(), "--out"])
+            .arg(out)
+            .args(["--progress-secs", "1"])
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null()),
+    )
 }
 
 const D12: &str = "[experiment]\nname = \"d12\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[12, 12]]\n[solver]\nmemo_mb = 64\n";
@@ -673,12 +673,12 @@ fn a_resumed_run_starts_without_timing_a_sample_again() {
     let out = dir.join("out");
     // A quiet first sitting (quiet runs take no sample), killed once it has
     // checkpointed a chunk.
-    let mut first = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .arg("-q")
-        .spawn()
-        .unwrap();
+    let mut first = Running::start(
+        runner()
+            .args(["--config", cfg.to_str().unwrap(), "--out"])
+            .arg(&out)
+            .arg("-q"),
+    );
     let journal = out.join("checkpoint.jsonl");
     let waited = std::time::Instant::now();
     while std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count()) < 2 {
@@ -690,14 +690,14 @@ fn a_resumed_run_starts_without_timing_a_sample_again() {
     }
     let _ = first.kill();
     let _ = first.wait();
-    let mut resumed = runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .args(["--resume", "--progress-secs", "1"])
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut resumed = Running::start(
+        runner()
+            .args(["--config", cfg.to_str().unwrap(), "--out"])
+            .arg(&out)
+            .args(["--resume", "--progress-secs", "1"])
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null()),
+    );
     let reader = std::io::BufReader::new(resumed.stderr.take().unwrap());
     let mut seen = Vec::new();
     for line in reader.lines() {
@@ -735,16 +735,6 @@ fn a_second_run_on_a_directory_in_use_is_refused_and_leaves_it_alone() {
     while reader.read_line(&mut line).unwrap() > 0 && !line.starts_with("progress:") {
         line.clear();
     }
-    // Kills the first run however this test ends, so a failure cannot
-    // leave hours of work behind.
-    struct KillOnDrop(std::process::Child);
-    impl Drop for KillOnDrop {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut first = KillOnDrop(first);
     // Without a lock, the plain start would be refused only for the
     // checkpoint, and the message tells the two apart; it goes first so a
     // missing lock fails here, before a --resume could run for hours.
@@ -762,7 +752,7 @@ fn a_second_run_on_a_directory_in_use_is_refused_and_leaves_it_alone() {
         assert_eq!(o.status.code(), Some(2), "{err}");
     }
     assert!(
-        first.0.try_wait().unwrap().is_none(),
+        first.try_wait().unwrap().is_none(),
         "the first run ended before the others started"
     );
     drop(first);

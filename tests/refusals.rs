@@ -369,25 +369,16 @@ fn make_fifo(path: &std::path::Path) {
 }
 
 /// Runs the runner with `args`, failing the test (and killing the run)
-/// if it has not ended after a minute: for runs that once hung.
+/// if it has not ended after a minute: for inputs that once made it hang
+/// or wait forever.
 fn run_within_a_minute(args: &[&str]) -> std::process::Output {
-    let child = common::runner()
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || done.send(child.wait_with_output().unwrap()));
-    finished
-        .recv_timeout(std::time::Duration::from_secs(60))
-        .unwrap_or_else(|_| {
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-            panic!("runner {args:?} was still running after a minute");
-        })
+    common::Running::start(
+        common::runner()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+    )
+    .output_within(60, &format!("runner {args:?}"))
 }
 
 /// A config in a FIFO that nobody writes to is refused after a wait, with
@@ -491,26 +482,6 @@ fn a_run_refuses_an_unfit_output_before_any_work() {
             "{name} left as it was"
         );
     }
-}
-
-/// Runs the runner with `args`, killing it and failing if it has not
-/// ended within 60 s: for inputs that used to make it wait forever.
-fn run_with_deadline(args: &[&str]) -> std::process::Output {
-    let mut child = common::runner()
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("{args:?}: still running after 60 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
 }
 
 /// A scratch directory holding a run of `configs/quick.toml`.
@@ -715,7 +686,7 @@ fn a_table_that_is_a_fifo_is_refused_without_hanging() {
         shard.to_str().unwrap(),
     ];
     for args in [vec!["plot", d], vec!["diff", baseline, d], merge] {
-        let o = run_with_deadline(&args);
+        let o = run_within_a_minute(&args);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         let names_it = err.contains("stats.csv") || err.contains("partial.json");
@@ -738,7 +709,7 @@ fn a_checkpoint_that_is_not_a_regular_file_is_refused_without_hanging() {
         if resume {
             args.push("--resume");
         }
-        let o = run_with_deadline(&args);
+        let o = run_within_a_minute(&args);
         let (status, err) = (o.status, stderr(&o));
         assert_eq!(status.code(), Some(2), "resume {resume}: {err}");
         assert!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{run, run_args, runner, scratch, stderr};
+use common::{Running, run, run_args, runner, scratch, stderr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
@@ -235,12 +235,12 @@ fn killed_runs_resume_to_the_identical_result() {
     let out = dir.join("resumed");
     let mut interrupted = 0;
     for delay_ms in [150u64, 400, 700, 1000] {
-        let mut child = runner()
-            .args(run_args(&cfg, &out, &["-j", "1", "--resume"]))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = Running::start(
+            runner()
+                .args(run_args(&cfg, &out, &["-j", "1", "--resume"]))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
         std::thread::sleep(Duration::from_millis(delay_ms));
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap(); // SIGKILL: no chance to clean up
@@ -271,12 +271,12 @@ fn killed_runs_resume_to_the_identical_result() {
 }
 
 /// Starts a run with its stderr piped, to be signalled and then waited for.
-fn start(cfg: &Path, out: &Path, extra: &[&str]) -> Child {
-    runner()
-        .args(run_args(cfg, out, extra))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+fn start(cfg: &Path, out: &Path, extra: &[&str]) -> Running {
+    Running::start(
+        runner()
+            .args(run_args(cfg, out, extra))
+            .stderr(Stdio::piped()),
+    )
 }
 
 /// Sends `signal` ("TERM", "INT") to `child`, as a batch scheduler or
@@ -291,15 +291,15 @@ fn send(child: &Child, signal: &str) -> bool {
 
 /// Starts a run that shows progress (so it first times a sample of its
 /// chunks), on one thread, with stderr piped.
-fn start_with_progress(cfg: &Path, out: &Path) -> Child {
-    runner()
-        .args(["--config", cfg.to_str().unwrap(), "--out"])
-        .arg(out)
-        .args(["--progress-secs", "1", "-j", "1"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap()
+fn start_with_progress(cfg: &Path, out: &Path) -> Running {
+    Running::start(
+        runner()
+            .args(["--config", cfg.to_str().unwrap(), "--out"])
+            .arg(out)
+            .args(["--progress-secs", "1", "-j", "1"])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null()),
+    )
 }
 
 #[cfg(unix)]
@@ -319,7 +319,7 @@ fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
     let child = start_with_progress(&cfg, &dir.join("out"));
     std::thread::sleep(Duration::from_millis(1000));
     assert!(send(&child, "INT"));
-    let o = child.wait_with_output().unwrap();
+    let o = child.output_within(60, "stopped with a signal");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(4), "{err}");
     assert!(!err.contains("error"), "{err}");
@@ -517,7 +517,13 @@ fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
     let journal = out.join("checkpoint.jsonl");
     wait_for_checkpointed_chunks(&mut child, &journal, chunks);
     send(&child, "TERM");
-    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    assert_eq!(
+        child
+            .output_within(60, "stopped with a signal")
+            .status
+            .code(),
+        Some(4)
+    );
     journal
 }
 
@@ -526,7 +532,7 @@ fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
 /// resume would run for hours, so a minute decides.
 fn resume_is_refused(cfg: &Path, out: &Path, problem: &str, what: &str) {
     let resumed = start(cfg, out, &["--resume", "-j", "1"]);
-    let o = output_within_a_minute(resumed, &format!("{what}: resumed"));
+    let o = resumed.output_within(60, &format!("{what}: resumed"));
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{what}: {err}");
     assert!(
@@ -550,21 +556,6 @@ fn resealed(line: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
     sealed_line(&v)
 }
 
-/// The output of `child` once it exits, or a failed test (the child
-/// killed) if it is still running after a minute: what a run that ignores
-/// its stop, or takes on hours of work it should refuse, would do.
-fn output_within_a_minute(mut child: Child, what: &str) -> Output {
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("{what}: still running after a minute");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
-
 #[cfg(unix)]
 #[test]
 fn sigterm_checkpoints_and_exits_with_its_own_code() {
@@ -575,7 +566,7 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     // Not a fixed delay: on a busy machine 400 ms once held no chunk.
     wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
     assert!(send(&child, "TERM"));
-    let o = child.wait_with_output().unwrap();
+    let o = child.output_within(60, "stopped with a signal");
     assert_eq!(
         o.status.code(),
         Some(4),
@@ -646,7 +637,13 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let mut child = start(&cfg, &fresh, &["-j", "1"]);
     wait_for_a_checkpointed_chunk(&mut child, &fresh.join("checkpoint.jsonl"));
     send(&child, "TERM");
-    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    assert_eq!(
+        child
+            .output_within(60, "stopped with a signal")
+            .status
+            .code(),
+        Some(4)
+    );
     single(&cfg, &fresh, &["--fresh"]);
     assert_eq!(tables(&fresh), tables(&whole));
 }
@@ -679,7 +676,13 @@ fn plan_names_the_shard_a_checkpoint_belongs_to() {
     let mut child = start(&cfg, &out, &[&shard[..], &["-j", "1"]].concat());
     wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
     assert!(send(&child, "TERM"));
-    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(4));
+    assert_eq!(
+        child
+            .output_within(60, "stopped with a signal")
+            .status
+            .code(),
+        Some(4)
+    );
     let journal = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap();
     let recorded = journal.lines().count() - 1;
     let said = plan_without_timing(&cfg, &out);
@@ -959,15 +962,15 @@ fn edited_shard_results_and_checkpoints_are_refused() {
     // A checkpoint with a count edited in its first record.
     let slow = write_config(&dir, "slow.toml", SLOW);
     let out = dir.join("interrupted");
-    let mut child = runner()
-        .args(run_args(&slow, &out, &["-j", "1"]))
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = Running::start(
+        runner()
+            .args(run_args(&slow, &out, &["-j", "1"]))
+            .stderr(Stdio::null()),
+    );
     let journal = out.join("checkpoint.jsonl");
     wait_for_a_checkpointed_chunk(&mut child, &journal);
     send(&child, "TERM");
-    let o = child.wait_with_output().unwrap();
+    let o = child.output_within(60, "stopped with a signal");
     assert_eq!(o.status.code(), Some(4), "interrupted");
     let text = std::fs::read_to_string(&journal).unwrap();
     let at = text.find("\"deals\":").expect("a chunk was checkpointed");
@@ -1151,7 +1154,7 @@ fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
     wait_for_a_checkpointed_chunk(&mut child, &journal);
     let lines = std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count());
     send(&child, "TERM");
-    let o = output_within_a_minute(child, "stopped with SIGTERM");
+    let o = child.output_within(60, "stopped with SIGTERM");
     assert!(lines >= 2, "no chunk checkpointed: {}", stderr(&o));
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
@@ -1185,7 +1188,7 @@ fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
     std::thread::sleep(Duration::from_millis(1500));
     let sent = std::time::Instant::now();
     send(&child, "TERM");
-    let o = child.wait_with_output().unwrap();
+    let o = child.output_within(60, "stopped with a signal");
     // A liveness bound, not a speed target: the chunk alone takes about
     // 40 s, one deal well under a second.
     assert!(
@@ -1209,11 +1212,7 @@ fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
 #[test]
 fn sigterm_stops_inside_one_long_deal() {
     let dir = scratch("long-deal");
-    let cfg = write_config(
-        &dir,
-        "c.toml",
-        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
-    );
+    let cfg = eleven_back_26(&dir, 1000);
     let out = dir.join("out");
     let child = start(
         &cfg,
@@ -1223,22 +1222,9 @@ fn sigterm_stops_inside_one_long_deal() {
     std::thread::sleep(Duration::from_millis(3000));
     let sent = std::time::Instant::now();
     send(&child, "TERM");
-    // Waited for on another thread, so a run that ignores the signal fails this
-    // test after two minutes instead of holding it for an hour.
-    let (done_tx, done_rx) = std::sync::mpsc::channel();
-    let pid = child.id();
-    std::thread::spawn(move || {
-        let _ = done_tx.send(child.wait_with_output().unwrap());
-    });
-    let o = match done_rx.recv_timeout(Duration::from_secs(120)) {
-        Ok(o) => o,
-        Err(_) => {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-            panic!("the run did not stop within two minutes of SIGTERM");
-        }
-    };
+    // A run that ignores the signal fails this test after two minutes
+    // instead of holding it for an hour.
+    let o = child.output_within(120, "stopped with SIGTERM inside one long deal");
     // A liveness bound, not a speed target: the deal alone takes an hour.
     assert!(
         sent.elapsed() < Duration::from_secs(120),
@@ -1270,8 +1256,7 @@ fn positions_searched(out: &Path) -> u64 {
 #[test]
 fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     let dir = scratch("keep-memo");
-    let body = "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n";
-    let cfg = write_config(&dir, "c.toml", body);
+    let cfg = eleven_back_26(&dir, 1000);
     let flags = ["-j", "1", "--shards", "1000", "--shard-index", "0"];
     let whole = dir.join("whole");
     single(&cfg, &whole, &flags);
@@ -1279,7 +1264,7 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     let child = start(&cfg, &out, &[&flags[..], &["--keep-memo"]].concat());
     std::thread::sleep(Duration::from_millis(2000));
     assert!(send(&child, "TERM"));
-    let o = child.wait_with_output().unwrap();
+    let o = child.output_within(60, "stopped with a signal");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("0 of 1 chunks done"), "{}", stderr(&o));
     assert!(stderr(&o).contains("kept the memo in"), "{}", stderr(&o));
@@ -1305,6 +1290,7 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
         "{}",
         stderr(&o)
     );
+    let body = std::fs::read_to_string(&cfg).unwrap();
     let other_cfg = write_config(&dir, "other.toml", &body.replace("1000", "999"));
     let other = dir.join("other");
     std::fs::create_dir_all(&other).unwrap();
@@ -1340,7 +1326,7 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     std::thread::sleep(Duration::from_millis(1000));
     std::fs::create_dir_all(blocked.join("memo.bin")).unwrap();
     assert!(send(&child, "TERM"));
-    let o = child.wait_with_output().unwrap();
+    let o = child.output_within(60, "stopped with a signal");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("could not write the memo"),
@@ -1590,7 +1576,7 @@ fn interim_reads_the_checkpoint_of_a_run_under_way() {
     let to = dir.join("interim");
     let o = run_interim(&cfg, &[&out], &to);
     let running = send(&child, "TERM");
-    let stopped = output_within_a_minute(child, "stopped with SIGTERM");
+    let stopped = child.output_within(60, "stopped with SIGTERM");
     ok(&o);
     assert!(running, "the run was still under way");
     assert_eq!(stopped.status.code(), Some(4), "{}", stderr(&stopped));

@@ -2,8 +2,11 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 pub fn runner() -> Command {
     Command::new(env!("CARGO_BIN_EXE_runner"))
@@ -40,6 +43,74 @@ impl Drop for Scratch {
         if !std::thread::panicking() {
             let _ = std::fs::remove_dir_all(&self.0);
         }
+    }
+}
+
+/// A runner started by a test and killed when dropped, so that an
+/// assertion failing while it runs (or a test that forgets it) cannot
+/// leave hours of work going on a core after the test is over.
+pub struct Running(Child);
+
+impl Running {
+    /// Starts `command`; its pipes are what `command` set up.
+    pub fn start(command: &mut Command) -> Running {
+        Running(command.spawn().expect("runner starts"))
+    }
+
+    /// The output once the run exits, or a failed test (the run killed) if
+    /// it is still going after `secs` seconds: what a run that ignores its
+    /// stop, hangs, or takes on hours of work it should refuse would do.
+    /// The pipes are drained on threads meanwhile, so a chatty run cannot
+    /// block on a full pipe and look hung.
+    pub fn output_within(mut self, secs: u64, what: &str) -> Output {
+        fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut bytes);
+                }
+                bytes
+            })
+        }
+        let stdout = drain(self.stdout.take());
+        let stderr = drain(self.stderr.take());
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        let status = loop {
+            if let Some(status) = self.try_wait().expect("the run can be waited for") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what}: still running after {secs} s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Output {
+            status,
+            stdout: stdout.join().expect("stdout read"),
+            stderr: stderr.join().expect("stderr read"),
+        }
+    }
+}
+
+impl std::ops::Deref for Running {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Running {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Killing a run that already ended does nothing.
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
