@@ -289,6 +289,13 @@ fn send(child: &Child, signal: &str) -> bool {
         .success()
 }
 
+/// Stops `child` with `signal` ("TERM", "INT"), failing the test if it had
+/// already ended; its output once it exits, within a minute.
+fn stopped(child: Running, signal: &str) -> Output {
+    assert!(send(&child, signal), "the run had ended before SIG{signal}");
+    child.output_within(60, &format!("stopped with SIG{signal}"))
+}
+
 /// Starts a run that shows progress (so it first times a sample of its
 /// chunks), on one thread, with stderr piped.
 fn start_with_progress(cfg: &Path, out: &Path) -> Running {
@@ -318,8 +325,7 @@ fn a_signal_while_the_run_times_its_sample_is_an_interrupted_run() {
     );
     let child = start_with_progress(&cfg, &dir.join("out"));
     std::thread::sleep(Duration::from_millis(1000));
-    assert!(send(&child, "INT"));
-    let o = child.output_within(60, "stopped with a signal");
+    let o = stopped(child, "INT");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(4), "{err}");
     assert!(!err.contains("error"), "{err}");
@@ -516,14 +522,7 @@ fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
     let mut child = start(cfg, out, &["-j", "1"]);
     let journal = out.join("checkpoint.jsonl");
     wait_for_checkpointed_chunks(&mut child, &journal, chunks);
-    send(&child, "TERM");
-    assert_eq!(
-        child
-            .output_within(60, "stopped with a signal")
-            .status
-            .code(),
-        Some(4)
-    );
+    assert_eq!(stopped(child, "TERM").status.code(), Some(4));
     journal
 }
 
@@ -565,8 +564,7 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let mut child = start(&cfg, &out, &["-j", "1"]);
     // Not a fixed delay: on a busy machine 400 ms once held no chunk.
     wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
-    assert!(send(&child, "TERM"));
-    let o = child.output_within(60, "stopped with a signal");
+    let o = stopped(child, "TERM");
     assert_eq!(
         o.status.code(),
         Some(4),
@@ -636,14 +634,7 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let fresh = dir.join("fresh");
     let mut child = start(&cfg, &fresh, &["-j", "1"]);
     wait_for_a_checkpointed_chunk(&mut child, &fresh.join("checkpoint.jsonl"));
-    send(&child, "TERM");
-    assert_eq!(
-        child
-            .output_within(60, "stopped with a signal")
-            .status
-            .code(),
-        Some(4)
-    );
+    assert_eq!(stopped(child, "TERM").status.code(), Some(4));
     single(&cfg, &fresh, &["--fresh"]);
     assert_eq!(tables(&fresh), tables(&whole));
 }
@@ -675,14 +666,7 @@ fn plan_names_the_shard_a_checkpoint_belongs_to() {
     let shard = ["--shards", "2", "--shard-index", "1"];
     let mut child = start(&cfg, &out, &[&shard[..], &["-j", "1"]].concat());
     wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
-    assert!(send(&child, "TERM"));
-    assert_eq!(
-        child
-            .output_within(60, "stopped with a signal")
-            .status
-            .code(),
-        Some(4)
-    );
+    assert_eq!(stopped(child, "TERM").status.code(), Some(4));
     let journal = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap();
     let recorded = journal.lines().count() - 1;
     let said = plan_without_timing(&cfg, &out);
@@ -969,8 +953,7 @@ fn edited_shard_results_and_checkpoints_are_refused() {
     );
     let journal = out.join("checkpoint.jsonl");
     wait_for_a_checkpointed_chunk(&mut child, &journal);
-    send(&child, "TERM");
-    let o = child.output_within(60, "stopped with a signal");
+    let o = stopped(child, "TERM");
     assert_eq!(o.status.code(), Some(4), "interrupted");
     let text = std::fs::read_to_string(&journal).unwrap();
     let at = text.find("\"deals\":").expect("a chunk was checkpointed");
@@ -1153,8 +1136,7 @@ fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
     let journal = out.join("checkpoint.jsonl");
     wait_for_a_checkpointed_chunk(&mut child, &journal);
     let lines = std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count());
-    send(&child, "TERM");
-    let o = child.output_within(60, "stopped with SIGTERM");
+    let o = stopped(child, "TERM");
     assert!(lines >= 2, "no chunk checkpointed: {}", stderr(&o));
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
@@ -1187,8 +1169,7 @@ fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
     let child = start(&cfg, &out, &["-j", "1"]);
     std::thread::sleep(Duration::from_millis(1500));
     let sent = std::time::Instant::now();
-    send(&child, "TERM");
-    let o = child.output_within(60, "stopped with a signal");
+    let o = stopped(child, "TERM");
     // A liveness bound, not a speed target: the chunk alone takes about
     // 40 s, one deal well under a second.
     assert!(
@@ -1263,8 +1244,7 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     let out = dir.join("out");
     let child = start(&cfg, &out, &[&flags[..], &["--keep-memo"]].concat());
     std::thread::sleep(Duration::from_millis(2000));
-    assert!(send(&child, "TERM"));
-    let o = child.output_within(60, "stopped with a signal");
+    let o = stopped(child, "TERM");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("0 of 1 chunks done"), "{}", stderr(&o));
     assert!(stderr(&o).contains("kept the memo in"), "{}", stderr(&o));
@@ -1325,8 +1305,7 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     let child = start(&cfg, &blocked, &[&flags[..], &["--keep-memo"]].concat());
     std::thread::sleep(Duration::from_millis(1000));
     std::fs::create_dir_all(blocked.join("memo.bin")).unwrap();
-    assert!(send(&child, "TERM"));
-    let o = child.output_within(60, "stopped with a signal");
+    let o = stopped(child, "TERM");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("could not write the memo"),
@@ -1575,11 +1554,14 @@ fn interim_reads_the_checkpoint_of_a_run_under_way() {
     wait_for_checkpointed_chunks(&mut child, &journal, 2);
     let to = dir.join("interim");
     let o = run_interim(&cfg, &[&out], &to);
-    let running = send(&child, "TERM");
-    let stopped = child.output_within(60, "stopped with SIGTERM");
+    let run_stopped = stopped(child, "TERM");
     ok(&o);
-    assert!(running, "the run was still under way");
-    assert_eq!(stopped.status.code(), Some(4), "{}", stderr(&stopped));
+    assert_eq!(
+        run_stopped.status.code(),
+        Some(4),
+        "{}",
+        stderr(&run_stopped)
+    );
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(to.join("manifest.json")).unwrap()).unwrap();
     let done = manifest["interim"]["chunks_done"].as_u64().unwrap() as usize;
