@@ -125,6 +125,32 @@ fn report(args: &crate::cli::ReportArgs) -> i32 {
     }
 }
 
+fn table(args: &crate::cli::TableArgs) -> i32 {
+    use crate::export::table::{self, Latex, Markdown, TableFormat};
+    let manifest = match Recorded::read(&args.dir) {
+        Ok(manifest) => manifest,
+        Err(e) => return error_status(&e),
+    };
+    let labels = crate::driver::picture_labels_of(&args.dir, manifest.as_ref());
+    let format: &dyn TableFormat = match args.format {
+        crate::cli::TableFormat::Markdown => &Markdown,
+        crate::cli::TableFormat::Latex => &Latex,
+    };
+    let request = table::Request {
+        table: &args.table,
+        columns: &args.columns,
+        interim: args.interim,
+    };
+    match table::text(&args.dir, manifest.as_ref(), &labels, &request, format) {
+        Ok(text) => {
+            note_unchecked_tables(manifest.as_ref());
+            print!("{text}");
+            exit::OK
+        }
+        Err(e) => error_status(&e),
+    }
+}
+
 /// Handles SIGINT and SIGTERM on a thread of their own. The first signal
 /// asks for a clean stop: while the study is being built or planned there
 /// is nothing to save, so the process ends at once; while chunks run, no
@@ -181,6 +207,7 @@ pub fn main() -> i32 {
         Some(Command::Slurm(args)) => crate::slurm::main(&args),
         Some(Command::Plot(args)) => plot(&args),
         Some(Command::Report(args)) => report(&args),
+        Some(Command::Table(args)) => table(&args),
         Some(Command::Plan(args)) => crate::plan::main(&args),
         Some(Command::Interim(args)) => interim(&args),
         Some(Command::Diff(args)) => crate::diff::main(&args),

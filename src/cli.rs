@@ -37,6 +37,8 @@ pub enum Command {
     Plot(PlotArgs),
     /// Write DIR/report.html: one self-contained page with every table, the pictures inline, and the provenance.
     Report(ReportArgs),
+    /// Print a table of a results directory (stats.csv unless --table) as Markdown or LaTeX, to paste into a paper or a README; which run wrote it goes in a comment above it.
+    Table(TableArgs),
     /// Check that results directory CANDIDATE is consistent with BASELINE: exact tables equal, sampled rates by a two-proportion test. Exit 0 consistent, 1 not.
     Diff(DiffArgs),
     /// Draw the first-player rate against hand size of several runs in one picture (for example the plain game beside its variants), with a CSV of the points.
@@ -150,6 +152,35 @@ pub struct ReportArgs {
     /// Results directory of a run or a merge.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
+}
+
+/// Flags of `runner table`.
+#[derive(Args, Debug, Clone)]
+pub struct TableArgs {
+    /// Results directory of a run or a merge.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Which CSV table of DIR to print.
+    #[arg(long, value_name = "FILE", default_value = "stats.csv")]
+    pub table: String,
+    /// The text format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Markdown)]
+    pub format: TableFormat,
+    /// The columns to print, in this order, comma-separated (for example n_first,n_second,first_win_rate,ci95_low,ci95_high) [default: all].
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub columns: Vec<String>,
+    /// Also print the tables of a run not finished (written by `runner interim`), marked as interim in the comment above the table. Without it they are refused, so that no paper quotes a run's chunks so far as its result.
+    #[arg(long)]
+    pub interim: bool,
+}
+
+/// The formats of `runner table`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    /// A GitHub-flavoured Markdown pipe table.
+    Markdown,
+    /// A LaTeX tabular with booktabs rules.
+    Latex,
 }
 
 /// Flags of `runner merge`.

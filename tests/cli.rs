@@ -1000,3 +1000,103 @@ fn paths_that_are_not_utf8_are_run_or_refused_in_one_line() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(!dir.join("scripts").exists());
 }
+
+/// `runner table` prints a results table for a paper: every field as the
+/// run wrote it, under a comment naming the run and the build, in Markdown
+/// or LaTeX, cut to the columns asked for in their order.
+#[test]
+fn table_prints_a_run_s_numbers_as_written_in_markdown_and_latex() {
+    let dir = repo("results/variant-cut-26");
+    let (header, rows) = read_csv(&dir.join("stats.csv"));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let commit = manifest["git_commit"].as_str().unwrap();
+
+    let o = run(&["table", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("<!-- variant-cut-26: ") && lines[0].ends_with(" -->"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("stats.csv") && lines[1].contains(commit),
+        "{text}"
+    );
+    assert_eq!(lines[2], format!("| {} |", header.join(" | ")));
+    assert_eq!(lines.len(), 4 + rows.len(), "{text}");
+    for (line, row) in lines[4..].iter().zip(&rows) {
+        assert_eq!(*line, format!("| {} |", row.join(" | ")));
+    }
+
+    let columns = ["ci95_high", "first_win_rate", "n_first"];
+    let o = run(&[
+        "table",
+        dir.to_str().unwrap(),
+        "--format",
+        "latex",
+        "--columns",
+        &columns.join(","),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("\\begin{tabular}{rrr}\n\\toprule\nci95\\_high & first\\_win\\_rate & n\\_first \\\\\n\\midrule\n"), "{text}");
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for row in &rows {
+        let cells: Vec<&str> = columns.iter().map(|c| row[at(c)].as_str()).collect();
+        assert!(
+            text.contains(&format!("\n{} \\\\\n", cells.join(" & "))),
+            "{cells:?}: {text}"
+        );
+    }
+    assert!(text.ends_with("\\bottomrule\n\\end{tabular}\n"), "{text}");
+    assert!(
+        text.lines()
+            .take_while(|l| !l.starts_with("\\begin"))
+            .all(|l| l.starts_with('%')),
+        "only comments above the table: {text}"
+    );
+}
+
+/// A table no run could have written (a rate above 1, here in a directory
+/// made by hand, so no manifest vouches for it) is refused, as `plot` and
+/// `report` refuse it, not printed for a paper; so is an unknown column.
+#[test]
+fn table_refuses_a_rate_no_run_writes_and_an_unknown_column() {
+    let dir = scratch("table-by-hand");
+    let header = "n_first,n_second,field,deals,first_wins,first_win_rate,exact_fraction,ci95_low,ci95_high\n";
+    std::fs::write(
+        dir.join("stats.csv"),
+        format!("{header}4,4,0,10,5,0.5,,0.2,0.8\n"),
+    )
+    .unwrap();
+    let o = run(&["table", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("no readable manifest.json")
+            && text.contains("| 4 | 4 | 0 | 10 | 5 | 0.5 |  | 0.2 | 0.8 |"),
+        "{text}"
+    );
+
+    let o = run(&["table", dir.to_str().unwrap(), "--columns", "n_first,rate"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no column `rate`") && stderr(&o).contains("first_win_rate"),
+        "{}",
+        stderr(&o)
+    );
+
+    std::fs::write(
+        dir.join("stats.csv"),
+        format!("{header}4,4,0,10,15,1.5,,0.2,0.8\n"),
+    )
+    .unwrap();
+    let o = run(&["table", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("stats.csv"), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+}

@@ -198,7 +198,7 @@ fn damaged_tables_given_to_plot_and_report_are_refused() {
             "bad-number",
             "stats.csv",
             format!("{rates_header}8,8,x,0,1\n").into_bytes(),
-            &["plot"],
+            &["plot", "table"],
         ),
         (
             "no-column",
@@ -210,7 +210,7 @@ fn damaged_tables_given_to_plot_and_report_are_refused() {
             "not-utf8",
             "stats.csv",
             [rates_header.as_bytes(), b"8,8,\xff,0,1\n"].concat(),
-            &["plot", "report"],
+            &["plot", "report", "table"],
         ),
         (
             "manifest",
@@ -500,10 +500,11 @@ fn quick_results(name: &str) -> common::Scratch {
 
 /// Every command that reads a results directory `dir`, as arguments:
 /// `compare` draws `series` (NAME=DIR) into `svg`.
-fn result_readers<'a>(dir: &'a str, svg: &'a str, series: &'a str) -> [Vec<&'a str>; 4] {
+fn result_readers<'a>(dir: &'a str, svg: &'a str, series: &'a str) -> [Vec<&'a str>; 5] {
     [
         vec!["plot", dir],
         vec!["report", dir],
+        vec!["table", dir],
         vec!["diff", dir, dir],
         vec!["compare", "--out", svg, series],
     ]

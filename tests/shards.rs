@@ -1487,6 +1487,30 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
     ok(&compare(&["--interim"], &whole));
     let points = std::fs::read_to_string(picture.with_extension("csv")).unwrap();
     assert!(points.lines().nth(1).unwrap().ends_with(','), "{points}");
+    // `table` refuses them unless asked, then marks them above the table.
+    let o = run(&["table".as_ref(), to_some.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("interim tables (2 of 3 chunks") && stderr(&o).contains("--interim"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "no table printed");
+    let o = run(&["table".as_ref(), to_some.as_os_str(), "--interim".as_ref()]);
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("(interim: 2 of 3 chunks)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| 4 | 4 | 0 | 1100 |"),
+        "the 1,100 deals so far: {text}"
+    );
     let o = run(&["diff".as_ref(), whole.as_os_str(), to_some.as_os_str()]);
     assert!(
         stderr(&o).contains("holds interim tables (2 of 3 chunks"),

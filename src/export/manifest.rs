@@ -63,7 +63,7 @@ pub struct Manifest<'a, C: Serialize> {
     /// The SHA-256 of each output a later command reads (see
     /// [`hashes_of`]), as `sha256sum` prints it: a table edited after the
     /// run, or left by another run that was killed while writing, no
-    /// longer matches, and `plot`, `report`, `diff` and `compare` refuse it.
+    /// longer matches, and `plot`, `report`, `table`, `diff` and `compare` refuse it.
     pub sha256: BTreeMap<String, String>,
     /// Set when the tables are a stopped or running run's chunks so far
     /// (`runner interim`), not a finished run's.
@@ -107,7 +107,7 @@ pub fn interim_in(manifest: &serde_json::Value) -> Option<Interim> {
 }
 
 /// A results directory's manifest, read once by a command that reads the
-/// results back (`plot`, `report`, `diff`, `compare`): the hash check, the
+/// results back (`plot`, `report`, `table`, `diff`, `compare`): the hash check, the
 /// note on tables it cannot vouch for and the interim mark all come from
 /// the one read, so they describe the same file.
 pub struct Recorded {

@@ -8,6 +8,7 @@
 pub mod manifest;
 pub mod plot;
 pub mod report;
+pub mod table;
 
 use crate::error::{Role, refuse_unless_file_or_absent};
 use anyhow::Context;

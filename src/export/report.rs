@@ -8,6 +8,7 @@
 
 use super::manifest::Recorded;
 use super::plot::Labels;
+use super::table::CsvTable;
 use crate::error::refuse;
 use anyhow::Context;
 use std::fmt::Write as _;
@@ -38,26 +39,15 @@ fn escape(text: &str) -> String {
 
 /// A CSV table as an HTML table with `id`, cut at `MAX_ROWS` rows.
 fn table_html(name: &str, bytes: &[u8]) -> anyhow::Result<String> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(bytes);
-    let header = reader
-        .headers()
-        .map_err(|e| refuse(format!("{name}: cannot read its header: {e}")))?
-        .clone();
+    let table = CsvTable::parse(name, bytes)?;
+    let total = table.rows.len();
     let mut rows = String::new();
-    let mut total = 0usize;
-    for record in reader.records() {
-        let record = record.map_err(|e| refuse(format!("{name}: bad CSV row: {e}")))?;
-        total += 1;
-        if total <= MAX_ROWS {
-            rows.push_str("<tr>");
-            for field in record.iter() {
-                let _ = write!(rows, "<td>{}</td>", escape(field));
-            }
-            rows.push_str("</tr>\n");
+    for record in table.rows.iter().take(MAX_ROWS) {
+        rows.push_str("<tr>");
+        for field in record {
+            let _ = write!(rows, "<td>{}</td>", escape(field));
         }
+        rows.push_str("</tr>\n");
     }
     let mut html = String::new();
     let _ = write!(
@@ -73,7 +63,7 @@ fn table_html(name: &str, bytes: &[u8]) -> anyhow::Result<String> {
     };
     let _ = writeln!(html, "<p class=\"note\">{}</p>", escape(&shown));
     html.push_str("<div class=\"scroll\"><table>\n<thead><tr>");
-    for h in header.iter() {
+    for h in &table.header {
         let _ = write!(html, "<th>{}</th>", escape(h));
     }
     html.push_str("</tr></thead>\n<tbody>\n");
