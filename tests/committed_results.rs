@@ -228,3 +228,33 @@ fn the_readmes_compare_command_remakes_the_committed_variants_picture() {
     );
     assert!(dir.join("rates.svg").is_file());
 }
+
+/// The README's `runner table` example prints what the README shows below
+/// it (the commit there cut to seven digits and `…`), from the committed
+/// results: the example, the results and `table` have not drifted apart.
+#[test]
+fn the_readmes_table_example_prints_what_the_readme_shows() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("runner table results/deal8")
+        .expect("the README shows a table command");
+    let end = start + readme[start..].find("\n```").expect("its code block ends");
+    // Past the command's closing fence, the output block's opening one.
+    let after = end + 4;
+    let shown_at = after
+        + readme[after..]
+            .find("```\n")
+            .expect("an output block follows")
+        + 4;
+    let shown_end = shown_at + readme[shown_at..].find("```").expect("it ends");
+    let shown = &readme[shown_at..shown_end];
+    let words = shell_words(&readme[start..end]);
+    let o = common::run(&words[1..]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let printed = String::from_utf8(o.stdout).unwrap();
+    let commit_at = printed.find("(commit ").expect("the commit is named") + 8;
+    let commit_end = commit_at + printed[commit_at..].find(')').unwrap();
+    let short = format!("{}…", &printed[commit_at..commit_at + 7]);
+    let printed = format!("{}{short}{}", &printed[..commit_at], &printed[commit_end..]);
+    assert_eq!(printed, shown);
+}
