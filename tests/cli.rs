@@ -1061,7 +1061,8 @@ fn table_prints_a_run_s_numbers_as_written_in_markdown_and_latex() {
 
 /// A table no run could have written (a rate above 1, here in a directory
 /// made by hand, so no manifest vouches for it) is refused, as `plot` and
-/// `report` refuse it, not printed for a paper; so is an unknown column.
+/// `report` refuse it, not printed for a paper; so are a ragged row and an
+/// unknown column.
 #[test]
 fn table_refuses_a_rate_no_run_writes_and_an_unknown_column() {
     let dir = scratch("table-by-hand");
@@ -1089,14 +1090,29 @@ fn table_refuses_a_rate_no_run_writes_and_an_unknown_column() {
         stderr(&o)
     );
 
-    std::fs::write(
-        dir.join("stats.csv"),
-        format!("{header}4,4,0,10,15,1.5,,0.2,0.8\n"),
-    )
-    .unwrap();
-    let o = run(&["table", dir.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-    assert!(stderr(&o).contains("stats.csv"), "{}", stderr(&o));
-    assert!(o.stdout.is_empty());
+    // A rate above 1, and a row with a field more than its header (which
+    // a table cut to the header would drop without a word).
+    for (table, text, problem) in [
+        (
+            "stats.csv",
+            format!("{header}4,4,0,10,15,1.5,,0.2,0.8\n"),
+            "not a rate",
+        ),
+        (
+            "failures.csv",
+            "ply,mover\n3,1 2\n4,2 5,7\n".to_string(),
+            "row 2 has 3 fields, its header 2",
+        ),
+    ] {
+        std::fs::write(dir.join(table), text).unwrap();
+        let o = run(&["table", dir.to_str().unwrap(), "--table", table]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(table) && stderr(&o).contains(problem),
+            "{}",
+            stderr(&o)
+        );
+        assert!(o.stdout.is_empty());
+    }
 }

@@ -356,6 +356,39 @@ mod damaged_tables {
                 prop_assert!(is_refused(&e), "{name} {d:?}: not refused: {e:#}");
             }
         }
+
+        /// Whatever the damage, `runner table` either prints the table, one
+        /// line a row in either format (no field breaks out of its row or
+        /// out of the comment), or refuses it: never a panic, never a fault.
+        #[test]
+        fn a_damaged_table_is_printed_row_for_row_or_refused(
+            which in any::<usize>(),
+            d in damage(),
+            about in "[ -~\n\r\t·μ]{0,40}",
+        ) {
+            use runner::export::plot::refuse_impossible_rates;
+            use runner::export::table::{CsvTable, Latex, Markdown, TableFormat};
+            let tables = committed();
+            let (name, bytes) = &tables[which % tables.len()];
+            let damaged = apply(bytes, &d);
+            let table = refuse_impossible_rates(name, &damaged, name)
+                .and_then(|()| CsvTable::parse(name, &damaged));
+            match table {
+                Err(e) => prop_assert!(is_refused(&e), "{name} {d:?}: not refused: {e:#}"),
+                Ok(table) => {
+                    let about = [about];
+                    let rows = table.rows.len();
+                    let markdown = Markdown.render(&table, &about);
+                    prop_assert_eq!(markdown.lines().count(), 1 + 2 + rows, "{}", markdown);
+                    prop_assert!(markdown.lines().skip(1).all(|l| l.starts_with("| ") && l.ends_with(" |")));
+                    let latex = Latex.render(&table, &about);
+                    // Two comment lines, begin, toprule, header, midrule,
+                    // the rows, bottomrule, end.
+                    prop_assert_eq!(latex.lines().count(), 2 + 4 + rows + 2, "{}", latex);
+                    prop_assert!(latex.lines().take(2).all(|l| l.starts_with('%')));
+                }
+            }
+        }
     }
 }
 

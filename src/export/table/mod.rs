@@ -30,7 +30,7 @@ pub struct Request<'a> {
 /// The table `request` names, from the results in `dir` (whose manifest
 /// the caller has read), in `format`. Refused (one line, exit 2): a name
 /// that is not a CSV file of `dir`, a table edited since its run (its
-/// SHA-256), a rate no run writes, interim tables without
+/// SHA-256), a rate no run writes, a row unlike its header, interim tables without
 /// `request.interim`, an unknown column.
 pub fn text(
     dir: &Path,
@@ -87,7 +87,23 @@ pub fn text(
     let what = path.display().to_string();
     let bytes = super::read_result_file(&path)?;
     super::plot::refuse_impossible_rates(name, &bytes, &what)?;
-    let table = CsvTable::parse(&what, &bytes)?.select(&what, request.columns)?;
+    let table = CsvTable::parse(&what, &bytes)?;
+    // A row longer or shorter than the header would lose fields, or show
+    // blanks no run wrote, without a word.
+    if let Some((i, row)) = table
+        .rows
+        .iter()
+        .enumerate()
+        .find(|(_, row)| row.len() != table.header.len())
+    {
+        return Err(refuse(format!(
+            "{what}: row {} has {} fields, its header {}",
+            i + 1,
+            row.len(),
+            table.header.len()
+        )));
+    }
+    let table = table.select(&what, request.columns)?;
     Ok(format.render(&table, &about(dir, name, manifest, labels)))
 }
 
