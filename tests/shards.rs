@@ -1452,7 +1452,7 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
     );
 
     // The commands that read results say so too: `compare` refuses interim
-    // tables unless asked, then marks their points; `diff` notes them.
+    // tables unless asked, then marks their points.
     let picture = dir.join("compared").join("rates.svg");
     std::fs::create_dir_all(picture.parent().unwrap()).unwrap();
     let compare = |extra: &[&str], series: &Path| {
@@ -1511,11 +1511,21 @@ fn interim_tables_count_the_checkpointed_chunks_only() {
         text.contains("| 4 | 4 | 0 | 1100 |"),
         "the 1,100 deals so far: {text}"
     );
+    // `diff` notes them, and compares their rates with the finished run's
+    // by the test (byte for byte they must differ: fewer deals), noting
+    // that the two share deals.
     let o = run(&["diff".as_ref(), whole.as_os_str(), to_some.as_os_str()]);
     assert!(
-        stderr(&o).contains("holds interim tables (2 of 3 chunks"),
+        stderr(&o).contains("holds interim tables (2 of 3 chunks")
+            && stderr(&o).contains("count some of the same deals"),
         "{}",
         stderr(&o)
+    );
+    ok(&o);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("stats.csv 4x4 field 0: ") && said.contains("two-proportion p = "),
+        "{said}"
     );
     let merged = dir.join("merged");
     let o = run(&[
