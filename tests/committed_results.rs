@@ -200,6 +200,16 @@ fn shell_words(command: &str) -> Vec<String> {
     words
 }
 
+/// The words of the README's command that starts with `prefix`, up to the
+/// end of its code block, and where that block's closing fence is.
+fn readme_command(readme: &str, prefix: &str) -> (Vec<String>, usize) {
+    let start = readme
+        .find(prefix)
+        .unwrap_or_else(|| panic!("the README shows `{prefix}`"));
+    let end = start + readme[start..].find("\n```").expect("its code block ends");
+    (shell_words(&readme[start..end]), end)
+}
+
 /// The comparison picture of the plain game and its variants is made by
 /// the README's `runner compare` command from committed results: run as
 /// printed (into a scratch file), it gives the committed points byte for
@@ -208,11 +218,7 @@ fn shell_words(command: &str) -> Vec<String> {
 #[test]
 fn the_readmes_compare_command_remakes_the_committed_variants_picture() {
     let readme = std::fs::read_to_string("README.md").unwrap();
-    let start = readme
-        .find("runner compare --min-cards")
-        .expect("the README shows the compare command");
-    let end = start + readme[start..].find("\n```").expect("its code block ends");
-    let words = shell_words(&readme[start..end]);
+    let (words, _) = readme_command(&readme, "runner compare --min-cards");
     let out_at = words.iter().position(|w| w == "--out").unwrap() + 1;
     let committed = PathBuf::from(&words[out_at]);
     assert_eq!(committed, Path::new("results/variants/rates.svg"));
@@ -235,10 +241,7 @@ fn the_readmes_compare_command_remakes_the_committed_variants_picture() {
 #[test]
 fn the_readmes_table_example_prints_what_the_readme_shows() {
     let readme = std::fs::read_to_string("README.md").unwrap();
-    let start = readme
-        .find("runner table results/deal8")
-        .expect("the README shows a table command");
-    let end = start + readme[start..].find("\n```").expect("its code block ends");
+    let (words, end) = readme_command(&readme, "runner table results/deal8");
     // Past the command's closing fence, the output block's opening one.
     let after = end + 4;
     let shown_at = after
@@ -248,7 +251,6 @@ fn the_readmes_table_example_prints_what_the_readme_shows() {
         + 4;
     let shown_end = shown_at + readme[shown_at..].find("```").expect("it ends");
     let shown = &readme[shown_at..shown_end];
-    let words = shell_words(&readme[start..end]);
     let o = common::run(&words[1..]);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let printed = String::from_utf8(o.stdout).unwrap();

@@ -58,11 +58,7 @@ mod tests {
 
     #[test]
     fn a_tabular_with_booktabs_rules_and_escaped_names() {
-        let t = CsvTable::parse(
-            "s.csv",
-            b"n_first,first_win_rate,who\n8,0.575164091,first\n",
-        )
-        .unwrap();
+        let t = super::super::sample();
         let text = Latex.render(&t, &["deal8: every deal".into()]);
         assert_eq!(
             text,

@@ -45,11 +45,7 @@ mod tests {
 
     #[test]
     fn a_table_with_its_provenance_above() {
-        let t = CsvTable::parse(
-            "s.csv",
-            b"n_first,first_win_rate,who\n8,0.575164091,first\n",
-        )
-        .unwrap();
+        let t = super::super::sample();
         let text = Markdown.render(&t, &["deal8 -- every deal".into()]);
         assert_eq!(
             text,

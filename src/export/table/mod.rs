@@ -224,6 +224,16 @@ pub trait TableFormat {
     fn render(&self, table: &CsvTable, about: &[String]) -> String;
 }
 
+/// A small table of a number, a rate and a word, for the formats' tests.
+#[cfg(test)]
+fn sample() -> CsvTable {
+    CsvTable::parse(
+        "s.csv",
+        b"n_first,first_win_rate,who\n8,0.575164091,first\n",
+    )
+    .unwrap()
+}
+
 /// `text` on one line, without control characters: a field or a comment
 /// holds no line break that would end it early.
 fn one_line(text: &str) -> String {
