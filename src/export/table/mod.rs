@@ -47,7 +47,9 @@ pub fn text(
         )));
     }
     let path = dir.join(name);
-    if !path.is_file() {
+    // Only a missing table is listed here; a FIFO or a directory in its
+    // place is refused by the read below, in the words every reader uses.
+    if !path.exists() {
         let mut here: Vec<String> = std::fs::read_dir(dir)
             .map(|entries| {
                 entries
