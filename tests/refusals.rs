@@ -719,7 +719,12 @@ fn a_table_that_is_a_fifo_is_refused_without_hanging() {
         merged.to_str().unwrap(),
         shard.to_str().unwrap(),
     ];
-    for args in [vec!["plot", d], vec!["diff", baseline, d], merge] {
+    for args in [
+        vec!["plot", d],
+        vec!["table", d],
+        vec!["diff", baseline, d],
+        merge,
+    ] {
         let o = run_within_a_minute(&args);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
