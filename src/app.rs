@@ -140,6 +140,7 @@ fn table(args: &crate::cli::TableArgs) -> i32 {
         table: &args.table,
         columns: &args.columns,
         interim: args.interim,
+        digits: args.digits.map(usize::from),
     };
     match table::text(&args.dir, manifest.as_ref(), &labels, &request, format) {
         Ok(text) => {

@@ -169,6 +169,9 @@ pub struct TableArgs {
     /// The columns to print, in this order, comma-separated (for example n_first,n_second,first_win_rate,ci95_low,ci95_high) [default: all].
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub columns: Vec<String>,
+    /// Cut every decimal to N digits after the point, on its text (no float in between): rates to the nearest, interval bounds (ci95_low, ci95_high) outward so that the printed interval still holds the one computed. Integers and exact fractions stay as written [default: as the run wrote them].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=30))]
+    pub digits: Option<u8>,
     /// Also print the tables of a run not finished (written by `runner interim`), marked as interim in the comment above the table. Without it they are refused, so that no paper quotes a run's chunks so far as its result.
     #[arg(long)]
     pub interim: bool,

@@ -1059,6 +1059,54 @@ fn table_prints_a_run_s_numbers_as_written_in_markdown_and_latex() {
     );
 }
 
+/// `--digits` cuts the decimals for a paper: the rate to the nearest, the
+/// interval outward (so it still holds the rate and the interval the run
+/// computed), counts and exact fractions as written.
+#[test]
+fn table_digits_round_rates_to_the_nearest_and_intervals_outward() {
+    for dir in [
+        "results/variant-cut-26",
+        "results/deal8",
+        "results/sample26",
+    ] {
+        let dir = repo(dir);
+        let (header, rows) = read_csv(&dir.join("stats.csv"));
+        let o = run(&["table", dir.to_str().unwrap(), "--digits", "3"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = String::from_utf8(o.stdout).unwrap();
+        let printed: Vec<Vec<&str>> = text
+            .lines()
+            .skip(4)
+            .map(|l| {
+                l.trim_matches(|c| c == '|' || c == ' ')
+                    .split(" | ")
+                    .collect()
+            })
+            .collect();
+        assert_eq!(printed.len(), rows.len(), "{text}");
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        for (row, shown) in rows.iter().zip(&printed) {
+            let number = |text: &str| text.parse::<f64>().unwrap();
+            let (rate, low, high) = (at("first_win_rate"), at("ci95_low"), at("ci95_high"));
+            for i in [rate, low, high] {
+                let decimals = shown[i].split_once('.').map(|(_, f)| f.len());
+                assert_eq!(decimals, Some(3), "{}", shown[i]);
+            }
+            assert!((number(shown[rate]) - number(&row[rate])).abs() <= 0.0005 + 1e-12);
+            assert!(number(shown[low]) <= number(&row[low]), "{shown:?} {row:?}");
+            assert!(
+                number(shown[high]) >= number(&row[high]),
+                "{shown:?} {row:?}"
+            );
+            assert!(number(shown[low]) <= number(shown[rate]));
+            assert!(number(shown[rate]) <= number(shown[high]) && number(shown[high]) <= 1.0);
+            for name in ["n_first", "deals", "first_wins", "exact_fraction"] {
+                assert_eq!(shown[at(name)], row[at(name)], "{name}");
+            }
+        }
+    }
+}
+
 /// A table no run could have written (a rate above 1, here in a directory
 /// made by hand, so no manifest vouches for it) is refused, as `plot` and
 /// `report` refuse it, not printed for a paper; so are a ragged row and an

@@ -1,13 +1,15 @@
 //! `runner table DIR`: a table of a results directory as text to paste into
 //! a paper or a README, one file per format behind [`TableFormat`].
 //!
-//! The numbers are the CSV's own text, never re-rounded: a rate printed
-//! for a paper is the rate the run wrote. What the table is (run, study,
+//! The numbers are the CSV's own text: a rate printed for a paper is the
+//! rate the run wrote, or that text cut to fewer digits (`rounding.rs`),
+//! never a float printed again. What the table is (run, study,
 //! deck, version, commit) goes in a comment above it, so a pasted table
 //! keeps its provenance in the source without showing in the document.
 
 mod latex;
 mod markdown;
+pub mod rounding;
 
 pub use latex::Latex;
 pub use markdown::Markdown;
@@ -25,6 +27,9 @@ pub struct Request<'a> {
     pub columns: &'a [String],
     /// Whether the tables of a run not finished may be printed.
     pub interim: bool,
+    /// Digits after the point for decimals ([`CsvTable::rounded`]); as
+    /// written when `None`.
+    pub digits: Option<usize>,
 }
 
 /// The table `request` names, from the results in `dir` (whose manifest
@@ -105,7 +110,10 @@ pub fn text(
             table.header.len()
         )));
     }
-    let table = table.select(&what, request.columns)?;
+    let mut table = table.select(&what, request.columns)?;
+    if let Some(digits) = request.digits {
+        table = table.rounded(digits);
+    }
     Ok(format.render(&table, &about(dir, name, manifest, labels)))
 }
 
@@ -197,6 +205,23 @@ impl CsvTable {
             header: cut(&self.header),
             rows: self.rows.iter().map(|r| cut(r)).collect(),
         })
+    }
+
+    /// The table with every decimal cut to `digits` digits after the
+    /// point, on its text: rates to the nearest, interval bounds
+    /// (`ci95_low`, `ci95_high`) outward, so that the printed interval
+    /// still holds the one computed. Integers and exact fractions stay as
+    /// written.
+    pub fn rounded(mut self, digits: usize) -> Self {
+        for row in &mut self.rows {
+            for (field, column) in row.iter_mut().zip(&self.header) {
+                let direction = rounding::direction_of(column);
+                if let Some(rounded) = rounding::round_decimal(field, digits, direction) {
+                    *field = rounded;
+                }
+            }
+        }
+        self
     }
 
     /// Whether column `i` holds numbers only (empty fields allowed), so a
