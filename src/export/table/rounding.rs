@@ -103,24 +103,21 @@ mod tests {
 
     #[test]
     fn a_rate_and_its_interval_to_three_digits() {
-        assert_eq!(
-            round_decimal("0.575164091", 3, Direction::Nearest).unwrap(),
-            "0.575"
-        );
-        assert_eq!(
-            round_decimal("0.570095123", 3, Direction::Down).unwrap(),
-            "0.570"
-        );
-        assert_eq!(
-            round_decimal("0.573636001", 3, Direction::Up).unwrap(),
-            "0.574"
-        );
-        assert_eq!(
-            round_decimal("0.999999999", 3, Direction::Nearest).unwrap(),
-            "1.000"
-        );
-        assert_eq!(round_decimal("0.5", 3, Direction::Up).unwrap(), "0.500");
-        assert_eq!(round_decimal("9.96", 0, Direction::Nearest).unwrap(), "10");
+        use Direction::{Down, Nearest, Up};
+        for (text, digits, direction, rounded) in [
+            ("0.575164091", 3, Nearest, "0.575"),
+            ("0.570095123", 3, Down, "0.570"),
+            ("0.573636001", 3, Up, "0.574"),
+            ("0.999999999", 3, Nearest, "1.000"),
+            ("0.5", 3, Up, "0.500"),
+            ("9.96", 0, Nearest, "10"),
+        ] {
+            assert_eq!(
+                round_decimal(text, digits, direction).as_deref(),
+                Some(rounded),
+                "{text} {direction:?}"
+            );
+        }
     }
 
     #[test]
