@@ -1588,7 +1588,17 @@ fn interim_reads_the_checkpoint_of_a_run_under_way() {
     wait_for_checkpointed_chunks(&mut child, &journal, 2);
     let to = dir.join("interim");
     let o = run_interim(&cfg, &[&out], &to);
+    // `runner table` on the run's own directory, which holds no tables yet,
+    // says how to see them so far.
+    let asked = run(&["table".as_ref(), out.as_os_str()]);
     let run_stopped = stopped(child, "TERM");
+    assert_eq!(asked.status.code(), Some(2), "{}", stderr(&asked));
+    assert!(
+        stderr(&asked).contains("checkpoint of a run not finished")
+            && stderr(&asked).contains("runner interim"),
+        "{}",
+        stderr(&asked)
+    );
     ok(&o);
     assert_eq!(
         run_stopped.status.code(),
