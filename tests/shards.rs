@@ -516,6 +516,33 @@ fn wait_for_checkpointed_chunks(child: &mut Child, journal: &Path, chunks: usize
     );
 }
 
+/// A checkpoint replaced under a running run (as `git stash` or `git
+/// checkout` of a committed checkpoint does: a new file at the path) is
+/// noticed at the next chunk: the run stops with an error naming it,
+/// instead of appending to the old file, now in no directory, and saying
+/// on exit that its chunks were checkpointed.
+#[cfg(unix)]
+#[test]
+fn a_checkpoint_replaced_under_the_run_stops_it_with_an_error() {
+    let dir = scratch("replaced-checkpoint");
+    let cfg = write_config(&dir, "c.toml", SLOW);
+    let out = dir.join("out");
+    let mut child = start(&cfg, &out, &["-j", "1"]);
+    let journal = out.join("checkpoint.jsonl");
+    wait_for_a_checkpointed_chunk(&mut child, &journal);
+    let copy = out.join("checkpoint.copy");
+    std::fs::copy(&journal, &copy).unwrap();
+    std::fs::rename(&copy, &journal).unwrap();
+    let o = child.output_within(60, "a run whose checkpoint was replaced");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("checkpoint.jsonl") && err.contains("was replaced or removed"),
+        "{err}"
+    );
+    assert!(!err.contains("checkpointed in"), "{err}");
+}
+
 /// Runs `cfg` into `out` on one thread until its checkpoint holds `chunks`
 /// chunks, then stops it with SIGTERM (exit 4); returns the checkpoint.
 fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {

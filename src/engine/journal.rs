@@ -176,6 +176,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                 self.finished.path.display()
             );
         }
+        self.refuse_if_replaced()?;
         let json = serde_json::to_vec(&RecordOut { chunk, counts })?;
         let mut line = format!("{:08x} ", crc32fast::hash(&json)).into_bytes();
         line.extend(json);
@@ -184,6 +185,31 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             .write_all(&line)
             .and_then(|_| self.file.sync_data())
             .with_context(|| format!("cannot write checkpoint {}", self.finished.path.display()))
+    }
+
+    /// Fails when the checkpoint's path no longer names the file this
+    /// journal writes: `git stash` or `git checkout` of a committed
+    /// checkpoint, or an editor saving over it, puts a new file there, and
+    /// records appended to the old one would be lost with it while the run
+    /// said they were checkpointed. (This happened to the both-rules 26x26
+    /// run: 62 deals recorded into a file no longer in the directory.) One
+    /// `stat` a chunk, beside the chunk's `fsync`.
+    fn refuse_if_replaced(&self) -> anyhow::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let path = &self.finished.path;
+            let ours = self.file.metadata()?;
+            let same = std::fs::metadata(path)
+                .is_ok_and(|there| (there.dev(), there.ino()) == (ours.dev(), ours.ino()));
+            if !same {
+                anyhow::bail!(
+                    "{}: the checkpoint was replaced or removed while this run wrote it (by `git stash` or `git checkout` of a committed checkpoint, or another program); the chunks recorded into the old file since are lost with it, so the run stops here instead of saying they are checkpointed; rerun with --resume to redo them from what the file now holds",
+                    path.display()
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Removes the journal once the run's outputs are safely written.
