@@ -127,20 +127,20 @@ fn report(args: &crate::cli::ReportArgs) -> i32 {
 
 fn table(args: &crate::cli::TableArgs) -> i32 {
     use crate::export::table::{self, Latex, Markdown, TableFormat};
-    // A run under way or stopped has only its checkpoint: say how to see
-    // its tables so far rather than only that there are none.
-    let checkpoint = args.dir.join(crate::driver::CHECKPOINT_FILE);
-    let plain_name =
-        std::path::Path::new(&args.table).file_name() == Some(std::ffi::OsStr::new(&args.table));
-    if plain_name && checkpoint.is_file() && !args.dir.join(&args.table).exists() {
-        eprintln!(
-            "error: {}: no such table; {} holds the checkpoint of a run not finished, whose tables so far `runner interim --config FILE --out {} --to DIR` writes",
-            args.dir.join(&args.table).display(),
-            args.dir.display(),
-            args.dir.display()
-        );
-        return exit::USAGE;
-    }
+    // A run under way or stopped has only its checkpoint: a missing table
+    // then says how to see its tables so far rather than only that there
+    // are none.
+    let unfinished = args
+        .dir
+        .join(crate::driver::CHECKPOINT_FILE)
+        .is_file()
+        .then(|| {
+            format!(
+                "{} holds the checkpoint of a run not finished, whose tables so far `runner interim --config FILE --out {} --to DIR` writes",
+                args.dir.display(),
+                args.dir.display()
+            )
+        });
     let manifest = match Recorded::read(&args.dir) {
         Ok(manifest) => manifest,
         Err(e) => return error_status(&e),
@@ -155,6 +155,7 @@ fn table(args: &crate::cli::TableArgs) -> i32 {
         columns: &args.columns,
         interim: args.interim,
         digits: args.digits.map(usize::from),
+        when_missing: unfinished.as_deref(),
     };
     match table::text(&args.dir, manifest.as_ref(), &labels, &request, format) {
         Ok(text) => {

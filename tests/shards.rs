@@ -481,17 +481,24 @@ fn the_run_counts_the_chunks_of_its_timing_sample_once() {
     }
 }
 
-/// Waits (up to 120 s) until the run's checkpoint holds a chunk: its
-/// header is line 1.
-fn wait_for_a_checkpointed_chunk(child: &mut Child, journal: &Path) {
-    wait_for_checkpointed_chunks(child, journal, 1);
+/// Starts `cfg` into `out` with `extra` and waits until its checkpoint
+/// holds `chunks` chunks (its header is line 1); returns the run and its
+/// checkpoint. Fails the test saying so when the run ends first (at once,
+/// not after the wait), or after 120 s (loaded CI machines have taken over
+/// 30 s for a first chunk); the run is then killed as the guard drops. A
+/// silent return would surface later as an unreadable index error.
+fn started_until_chunks(
+    cfg: &Path,
+    out: &Path,
+    extra: &[&str],
+    chunks: usize,
+) -> (Running, PathBuf) {
+    let mut child = start(cfg, out, extra);
+    let journal = out.join("checkpoint.jsonl");
+    wait_for_checkpointed_chunks(&mut child, &journal, chunks);
+    (child, journal)
 }
 
-/// Waits until the run `child` has checkpointed `chunks` chunks, or fails
-/// the test saying so: when the run ends first (at once, not after the
-/// wait), or after 120 s (loaded CI machines have taken over 30 s for a
-/// first chunk), when the run is killed. A silent return would surface
-/// later as an unreadable index error.
 fn wait_for_checkpointed_chunks(child: &mut Child, journal: &Path, chunks: usize) {
     let mut lines = 0;
     for _ in 0..2400 {
@@ -508,7 +515,6 @@ fn wait_for_checkpointed_chunks(child: &mut Child, journal: &Path, chunks: usize
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _ = child.kill();
     panic!(
         "{}: {} chunks checkpointed after 120 s, waiting for {chunks}",
         journal.display(),
@@ -527,9 +533,7 @@ fn a_checkpoint_replaced_under_the_run_stops_it_with_an_error() {
     let dir = scratch("replaced-checkpoint");
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
-    let mut child = start(&cfg, &out, &["-j", "1"]);
-    let journal = out.join("checkpoint.jsonl");
-    wait_for_a_checkpointed_chunk(&mut child, &journal);
+    let (child, journal) = started_until_chunks(&cfg, &out, &["-j", "1"], 1);
     let copy = out.join("checkpoint.copy");
     std::fs::copy(&journal, &copy).unwrap();
     std::fs::rename(&copy, &journal).unwrap();
@@ -546,9 +550,7 @@ fn a_checkpoint_replaced_under_the_run_stops_it_with_an_error() {
 /// Runs `cfg` into `out` on one thread until its checkpoint holds `chunks`
 /// chunks, then stops it with SIGTERM (exit 4); returns the checkpoint.
 fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
-    let mut child = start(cfg, out, &["-j", "1"]);
-    let journal = out.join("checkpoint.jsonl");
-    wait_for_checkpointed_chunks(&mut child, &journal, chunks);
+    let (child, journal) = started_until_chunks(cfg, out, &["-j", "1"], chunks);
     assert_eq!(stopped(child, "TERM").status.code(), Some(4));
     journal
 }
@@ -588,9 +590,8 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     let dir = scratch("term");
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
-    let mut child = start(&cfg, &out, &["-j", "1"]);
     // Not a fixed delay: on a busy machine 400 ms once held no chunk.
-    wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
+    let (child, _) = started_until_chunks(&cfg, &out, &["-j", "1"], 1);
     let o = stopped(child, "TERM");
     assert_eq!(
         o.status.code(),
@@ -659,8 +660,7 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert_eq!(tables(&out), tables(&whole));
     // --fresh starts over and gives the same tables.
     let fresh = dir.join("fresh");
-    let mut child = start(&cfg, &fresh, &["-j", "1"]);
-    wait_for_a_checkpointed_chunk(&mut child, &fresh.join("checkpoint.jsonl"));
+    let (child, _) = started_until_chunks(&cfg, &fresh, &["-j", "1"], 1);
     assert_eq!(stopped(child, "TERM").status.code(), Some(4));
     single(&cfg, &fresh, &["--fresh"]);
     assert_eq!(tables(&fresh), tables(&whole));
@@ -691,8 +691,7 @@ fn plan_names_the_shard_a_checkpoint_belongs_to() {
     let cfg = write_config(&dir, "c.toml", SLOW);
     let out = dir.join("out");
     let shard = ["--shards", "2", "--shard-index", "1"];
-    let mut child = start(&cfg, &out, &[&shard[..], &["-j", "1"]].concat());
-    wait_for_a_checkpointed_chunk(&mut child, &out.join("checkpoint.jsonl"));
+    let (child, _) = started_until_chunks(&cfg, &out, &[&shard[..], &["-j", "1"]].concat(), 1);
     assert_eq!(stopped(child, "TERM").status.code(), Some(4));
     let journal = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap();
     let recorded = journal.lines().count() - 1;
@@ -979,7 +978,7 @@ fn edited_shard_results_and_checkpoints_are_refused() {
             .stderr(Stdio::null()),
     );
     let journal = out.join("checkpoint.jsonl");
-    wait_for_a_checkpointed_chunk(&mut child, &journal);
+    wait_for_checkpointed_chunks(&mut child, &journal, 1);
     let o = stopped(child, "TERM");
     assert_eq!(o.status.code(), Some(4), "interrupted");
     let text = std::fs::read_to_string(&journal).unwrap();
@@ -1159,9 +1158,7 @@ fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
     let dir = scratch("u64-max");
     let cfg = write_config(&dir, "c.toml", ENDLESS);
     let out = dir.join("out");
-    let mut child = start(&cfg, &out, &["-j", "1"]);
-    let journal = out.join("checkpoint.jsonl");
-    wait_for_a_checkpointed_chunk(&mut child, &journal);
+    let (child, journal) = started_until_chunks(&cfg, &out, &["-j", "1"], 1);
     let lines = std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count());
     let o = stopped(child, "TERM");
     assert!(lines >= 2, "no chunk checkpointed: {}", stderr(&o));
@@ -1610,9 +1607,7 @@ fn interim_reads_the_checkpoint_of_a_run_under_way() {
     let dir = scratch("interim-live");
     let cfg = write_config(&dir, "c.toml", ENDLESS);
     let out = dir.join("out");
-    let mut child = start(&cfg, &out, &["-j", "1"]);
-    let journal = out.join("checkpoint.jsonl");
-    wait_for_checkpointed_chunks(&mut child, &journal, 2);
+    let (child, journal) = started_until_chunks(&cfg, &out, &["-j", "1"], 2);
     let to = dir.join("interim");
     let o = run_interim(&cfg, &[&out], &to);
     // `runner table` on the run's own directory, which holds no tables yet,

@@ -30,6 +30,9 @@ pub struct Request<'a> {
     /// Digits after the point for decimals ([`CsvTable::rounded`]); as
     /// written when `None`.
     pub digits: Option<usize>,
+    /// Said instead of the list of tables when the table is missing: the
+    /// caller knows why (a run not finished) where this module does not.
+    pub when_missing: Option<&'a str>,
 }
 
 /// The table `request` names, from the results in `dir` (whose manifest
@@ -67,6 +70,8 @@ pub fn text(
         here.sort();
         return Err(refuse(if !dir.is_dir() {
             format!("{}: no such results directory", dir.display())
+        } else if let Some(why) = request.when_missing {
+            format!("{}: no such table; {why}", path.display())
         } else if here.is_empty() {
             format!(
                 "{}: no such table, and no CSV tables in {}",
