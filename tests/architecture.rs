@@ -19,7 +19,7 @@ fn layer(file: &str) -> u32 {
         "studies" if file.starts_with("studies/deal_study/") => 6,
         "studies" if file == "studies/mod.rs" => 9,
         "studies" => 7,
-        "driver.rs" => 8,
+        "driver" => 8,
         "cli.rs" | "exit.rs" => 10,
         "app.rs" | "solve.rs" | "slurm.rs" | "plan.rs" | "diff.rs" | "compare.rs" | "main.rs"
         | "lib.rs" => 11,
@@ -57,25 +57,70 @@ fn file_of(path: &[String], files: &BTreeSet<String>) -> Option<String> {
     })
 }
 
-/// Every module path a file's code names through `crate::` or `super::`,
+/// The modules a file declares (`mod journal;`, `pub mod memo_file;`).
+fn child_modules(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let code = line.split("//").next().unwrap_or("").trim();
+            let rest = code.strip_prefix("pub ").unwrap_or(code);
+            let rest = rest.strip_prefix("pub(crate) ").unwrap_or(rest);
+            let name = rest.strip_prefix("mod ")?.strip_suffix(';')?;
+            Some(name.trim().to_string())
+        })
+        .collect()
+}
+
+/// Every module path a file's code names through `crate::`, `super::`, or
+/// a module it declares itself (`journal::Journal` in `engine/mod.rs`),
 /// comments left out. Grouped imports (`crate::{a, b::c}`) give each member.
 fn named_paths(file: &str, text: &str) -> Vec<Vec<String>> {
     let module = module_of(file);
+    let mut anchors: Vec<(String, Vec<String>)> = vec![
+        ("crate::".to_string(), Vec::new()),
+        ("super::".to_string(), module.clone()),
+    ];
+    // A module's own child, named without an anchor: the parent depends on
+    // it as much as on a sibling named through `super::`. (`lib.rs` is
+    // left out: its modules are the layers themselves.)
+    if file != "lib.rs" {
+        for child in child_modules(text) {
+            let mut base = module.clone();
+            base.push(child.clone());
+            // The base keeps one element for the anchor's own name, popped
+            // below like `super::`'s.
+            base.push(String::new());
+            anchors.push((format!("{child}::"), base));
+        }
+    }
     let mut out = Vec::new();
+    // Inside an inline module (`mod tests { use super::f; }`, at the end of
+    // a file), `super::` is the file's own module, not its parent.
     for line in text.lines() {
         let code = line.split("//").next().unwrap_or("");
-        for (anchor, base) in [("crate::", Vec::new()), ("super::", module.clone())] {
+        let head = code.trim();
+        if (head.starts_with("mod ") || head.starts_with("pub mod ")) && head.ends_with('{') {
+            anchors[1].1 = module.iter().cloned().chain([String::new()]).collect();
+        }
+        // A re-export (`pub use table::Markdown;`) is the module's public
+        // face, not a use of the child by the parent's own code.
+        let re_export = code.trim_start().starts_with("pub use ");
+        for (anchor, base) in &anchors {
+            let (anchor, base) = (anchor.as_str(), base.clone());
+            if re_export && !matches!(anchor, "crate::" | "super::") {
+                continue;
+            }
             let mut rest = code;
             while let Some(at) = rest.find(anchor) {
                 let before = &rest[..at];
                 rest = &rest[at + anchor.len()..];
                 // `runner::crate::` cannot occur; skip identifiers ending in
-                // the anchor, such as `mysuper::`.
-                if before.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                // the anchor, such as `mysuper::`, and paths that only end
+                // in a child's name (`crate::engine::journal::`).
+                if before.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
                     continue;
                 }
                 let mut prefix = base.clone();
-                if anchor == "super::" {
+                if anchor != "crate::" {
                     prefix.pop();
                 }
                 let mut stem = rest;
@@ -312,4 +357,34 @@ fn the_checker_catches_each_kind_of_breach() {
     assert!(cyc.iter().any(|p| p.starts_with("import cycle")), "{cyc:?}");
     // Comments do not count.
     assert!(with("games/cards.rs", "// see crate::studies::a").is_empty());
+    // A parent that uses its child's code, named without an anchor, while
+    // the child uses the parent's: a cycle between two files of a folder.
+    let family = |parent: &str, child: &str| {
+        let mut t = tree(&base);
+        t.insert("games/mod.rs".into(), parent.into());
+        t.insert("games/rules.rs".into(), child.into());
+        problems(&t)
+    };
+    let mutual = family(
+        "pub mod cards;\nmod rules;\nfn f() { rules::apply(); }\npub struct Deck;",
+        "use super::Deck;\npub fn apply() {}",
+    );
+    assert!(
+        mutual
+            .iter()
+            .any(|p| p.contains("games/mod.rs -> games/rules.rs -> games/mod.rs")),
+        "{mutual:?}"
+    );
+    // The same child re-exported (`pub use`), or a child whose own tests
+    // name it through `super::`, is no cycle.
+    let facade = family(
+        "pub mod cards;\nmod rules;\npub use rules::apply;\npub struct Deck;",
+        "use super::Deck;\npub fn apply() {}",
+    );
+    assert!(facade.is_empty(), "{facade:?}");
+    let tests = family(
+        "pub mod cards;\nmod rules;\nfn f() { rules::apply(); }",
+        "pub fn apply() {}\n#[cfg(test)]\nmod tests {\n    use super::apply;\n}",
+    );
+    assert!(tests.is_empty(), "{tests:?}");
 }

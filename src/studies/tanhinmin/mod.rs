@@ -1,7 +1,10 @@
 //! Two-player Tanhinmin: every deal solved by exact minimax and by the
 //! Kitani–Ono formula μ(X, Y- + {r}) > μ(Y, X-), counted and compared.
 
+mod counts;
 pub mod outputs;
+
+pub use counts::{CellCounts, Disagreement};
 
 use crate::config::Config;
 use crate::engine::CellResult;
@@ -12,10 +15,9 @@ use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
 pub use crate::studies::deal_study::mu::{MU_SIDE, MuEntry, MuTable};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, memo_size,
+    self, DealInstance, DealSource, DealStudy, memo_budget, memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
-use serde::{Deserialize, Serialize};
 use std::ops::RangeInclusive;
 use std::path::Path;
 
@@ -78,71 +80,6 @@ impl Tanhinmin {
 
     fn ranks(&self) -> usize {
         self.source.deck.copies.len()
-    }
-}
-
-/// One deal where the two methods disagree, kept in full.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Disagreement {
-    /// Where the deal came from, for a fixed order across threads and shards.
-    pub chunk: u64,
-    /// Deal within the chunk.
-    pub seq: u64,
-    /// Counts per rank, strongest rank last.
-    pub first: Vec<u8>,
-    /// The second hand, as counts per rank.
-    pub second: Vec<u8>,
-    /// Physical deals this deal stands for.
-    pub weight: u128,
-    /// Does the first player win by minimax?
-    pub minimax: bool,
-    /// ... by the claim?
-    pub formula: bool,
-    /// μ0 of the deal.
-    pub mu0: u32,
-    /// μ1 of the deal.
-    pub mu1: u32,
-}
-
-impl Located for Disagreement {
-    fn place(&self) -> (u64, u64, u64) {
-        (self.chunk, self.seq, 0)
-    }
-}
-
-/// Counts for one cell. All fields except `positions` are deterministic.
-#[derive(Default, Clone, Debug, Serialize, Deserialize)]
-pub struct CellCounts {
-    /// Physical deals (weighted in exhaustive mode).
-    pub deals: u128,
-    /// Weighted deals the first player wins.
-    pub first_wins: u128,
-    /// Weighted deals where minimax and the claim agree.
-    pub agree: u128,
-    /// Weighted deals where they disagree.
-    pub disagree: u128,
-    /// Instances evaluated: distinct deals in exhaustive mode.
-    pub evaluated: u64,
-    /// Deals and wins per (μ0, μ1).
-    pub mu: MuTable,
-    /// The first disagreements in (chunk, seq) order; all are counted in
-    /// `disagree`.
-    pub disagreements: FailureList<Disagreement>,
-    /// Positions the solver expanded; depends on memo state, so run detail only.
-    #[serde(skip)]
-    pub positions: u64,
-}
-
-impl CellCounts {
-    fn merge(&mut self, from: CellCounts) {
-        self.deals += from.deals;
-        self.first_wins += from.first_wins;
-        self.agree += from.agree;
-        self.disagree += from.disagree;
-        self.evaluated += from.evaluated;
-        self.positions = self.positions.saturating_add(from.positions);
-        self.mu.merge(from.mu);
-        self.disagreements.merge(from.disagreements);
     }
 }
 
@@ -254,11 +191,11 @@ impl Study for Tanhinmin {
     }
 
     fn tables(&self, cells: &[&CellCounts]) -> Vec<(&'static str, Vec<u8>)> {
-        outputs::deterministic_tables(self, cells)
+        outputs::deterministic_tables(&self.source, cells)
     }
 
     fn run_details(&self, cells: &[CellResult<CellCounts>]) -> Vec<u8> {
-        outputs::run_details(self, cells)
+        outputs::run_details(&self.source, cells)
     }
 
     fn summary(&self, cells: &[&CellCounts], out_dir: &Path) -> Summary {
@@ -270,7 +207,7 @@ impl Study for Tanhinmin {
                 self.source.field,
                 c.deals,
                 c.first_wins,
-                outputs::rate_text(self, c),
+                outputs::rate_text(&self.source, c),
                 c.disagree
             ));
         }

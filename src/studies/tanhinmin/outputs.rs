@@ -1,9 +1,10 @@
 //! Tanhinmin's output tables: deterministic results (`stats.csv`, `mu.csv`,
 //! `disagreements.csv`) and run details (`run.csv`, `manifest.json`).
 
-use super::{CellCounts, Tanhinmin};
+use super::counts::CellCounts;
 use crate::engine::CellResult;
 use crate::export::Table;
+use crate::studies::deal_study::DealSource;
 use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
@@ -13,15 +14,15 @@ use crate::studies::deal_study::mu::{MU_COLUMNS, push_mu_rows};
 pub const STATS_COLUMNS: &[&str] = &["agree", "disagree", "distinct_deals"];
 
 /// The first-player win rate as the user reads it: exact or with interval.
-pub fn rate_text(study: &Tanhinmin, c: &CellCounts) -> String {
-    rate_text_of(study.source.mode, c.first_wins, c.deals)
+pub fn rate_text(source: &DealSource, c: &CellCounts) -> String {
+    rate_text_of(source.mode, c.first_wins, c.deals)
 }
 
 /// One `stats.csv` row.
-pub fn stats_row(study: &Tanhinmin, cell: usize, c: &CellCounts) -> Vec<String> {
+pub fn stats_row(source: &DealSource, cell: usize, c: &CellCounts) -> Vec<String> {
     deal_stats_row(
-        &study.source,
-        study.source.cells[cell],
+        source,
+        source.cells[cell],
         c.first_wins,
         c.deals,
         [
@@ -34,7 +35,7 @@ pub fn stats_row(study: &Tanhinmin, cell: usize, c: &CellCounts) -> Vec<String> 
 
 /// The deterministic tables, as (file name, bytes).
 pub fn deterministic_tables(
-    study: &Tanhinmin,
+    source: &DealSource,
     cells: &[&CellCounts],
 ) -> Vec<(&'static str, Vec<u8>)> {
     let mut stats_table = Table::new(&rate_header_with(STATS_COLUMNS));
@@ -52,14 +53,14 @@ pub fn deterministic_tables(
         "mu1",
     ]);
     for (cell, c) in cells.iter().enumerate() {
-        let [a, b] = study.source.cells[cell];
-        stats_table.row(stats_row(study, cell, c));
-        push_mu_rows(&mut mu_table, [a, b], study.source.field, &c.mu);
+        let [a, b] = source.cells[cell];
+        stats_table.row(stats_row(source, cell, c));
+        push_mu_rows(&mut mu_table, [a, b], source.field, &c.mu);
         for d in &c.disagreements {
             dis_table.row([
                 a.to_string(),
                 b.to_string(),
-                study.source.field.to_string(),
+                source.field.to_string(),
                 hand_text(&d.first),
                 hand_text(&d.second),
                 d.weight.to_string(),
@@ -78,6 +79,6 @@ pub fn deterministic_tables(
 }
 
 /// `run.csv`: per cell, deals solved here, time, rate and search effort.
-pub fn run_details(study: &Tanhinmin, results: &[CellResult<CellCounts>]) -> Vec<u8> {
-    deal_run_details(&study.source, results, |c| c.positions)
+pub fn run_details(source: &DealSource, results: &[CellResult<CellCounts>]) -> Vec<u8> {
+    deal_run_details(source, results, |c| c.positions)
 }

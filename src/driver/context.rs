@@ -1,0 +1,156 @@
+//! What every part of the driver shares: how a run executes, how it
+//! ended, the names of the files it keeps, and the name of its checkpoint.
+
+use crate::config::Config;
+use crate::engine::progress;
+use crate::export::manifest;
+use crate::study::{BuildContext, Check};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8};
+
+/// How one run executes; nothing here changes what it computes, except
+/// `inject_fault`, which exists to prove that a study's check can fail.
+#[derive(Clone, Debug)]
+pub struct RunContext {
+    /// The config file, as the user named it (recorded in the manifest).
+    pub config_path: PathBuf,
+    /// Where tables, checkpoints and the manifest go.
+    pub out_dir: PathBuf,
+    /// Worker threads.
+    pub threads: usize,
+    /// How progress is shown.
+    pub progress: progress::Mode,
+    /// Swap the study's claim for a deliberately wrong one.
+    pub inject_fault: bool,
+    /// (shard count, shard index), or `None` for the whole run.
+    pub shard: Option<(u64, u64)>,
+    /// Continue from the checkpoint in the output directory, if any.
+    pub resume: bool,
+    /// Print the end of the run as one JSON object on stdout instead of
+    /// the summary lines.
+    pub json: bool,
+    /// Discard the checkpoint in the output directory, if any. With
+    /// neither this nor `resume`, a checkpoint there is refused: a rerun
+    /// must not silently throw away hours of finished chunks.
+    pub fresh: bool,
+    /// On a stop, also write the study's memo beside the checkpoint
+    /// ([`MEMO_FILE`]), which a resume reads back.
+    pub keep_memo: bool,
+    /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
+    pub stop: Arc<AtomicBool>,
+    /// Where the run is ([`Phase`]), so a signal handler knows whether
+    /// there is anything to checkpoint.
+    pub phase: Arc<AtomicU8>,
+}
+
+/// The phases of a run, as kept in [`RunContext::phase`].
+pub struct Phase;
+
+impl Phase {
+    /// Building the study and planning: nothing to checkpoint yet, so a
+    /// stop request may end the process at once.
+    pub const PREPARING: u8 = 0;
+    /// Running chunks: a stop request is honoured after the chunks under
+    /// way, which are journalled or abandoned.
+    pub const RUNNING: u8 = 1;
+    /// Writing outputs, each atomically: a stop request waits for it.
+    pub const WRITING: u8 = 2;
+}
+
+impl RunContext {
+    /// A context for work that is not a run of its own (a merge, a plan's
+    /// calibration): quiet, no shard, no checkpoint, no signal wiring.
+    pub fn quiet(config_path: PathBuf, out_dir: PathBuf, threads: usize) -> RunContext {
+        RunContext {
+            config_path,
+            out_dir,
+            threads,
+            progress: progress::Mode::Quiet,
+            inject_fault: false,
+            shard: None,
+            resume: false,
+            fresh: false,
+            keep_memo: false,
+            json: false,
+            stop: Arc::new(AtomicBool::new(false)),
+            phase: Arc::new(AtomicU8::new(Phase::PREPARING)),
+        }
+    }
+
+    /// The part of the context a study may be built from.
+    pub fn build_context(&self) -> BuildContext {
+        BuildContext {
+            threads: self.threads,
+            inject_fault: self.inject_fault,
+            progress: self.progress,
+            stop: self.stop.clone(),
+        }
+    }
+}
+
+/// How a run ended, for the top layer to turn into an exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// Every chunk of the run (or shard) was done; a shard always passes,
+    /// since its check is made when the shards are merged.
+    Finished(Check),
+    /// A stop was requested; finished chunks are checkpointed.
+    Interrupted,
+}
+
+/// One shard's counts, for `runner merge`.
+pub const PARTIAL_FILE: &str = "partial.json";
+/// The journal of finished chunks, for `--resume`.
+pub const CHECKPOINT_FILE: &str = "checkpoint.jsonl";
+/// A stopped run's memo (`--keep-memo`), read back by `--resume`.
+pub const MEMO_FILE: &str = "memo.bin";
+
+/// The hash of what decides `config`'s results ([`Config::result_inputs`]).
+pub(super) fn result_hash(config: &Config, chunk_sizes: &[u64]) -> String {
+    manifest::config_hash(&config.result_inputs(chunk_sizes))
+}
+
+/// What names a run's checkpoint: the hash of what decides the results,
+/// the version, and the shard. A resume refuses a checkpoint of anything else.
+pub(super) fn fingerprint(hash: &str, shards: u64, index: u64) -> String {
+    format!(
+        "config {hash} version {} shard {index} of {shards}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The shard (shards, index) that `found`, a checkpoint's fingerprint,
+/// names if it is a run of this config and version: the inverse of
+/// [`fingerprint`].
+pub(super) fn shard_named(found: &str, hash: &str) -> Option<(u64, u64)> {
+    let (_, shard) = found.rsplit_once(" shard ")?;
+    let (index, shards) = shard.split_once(" of ")?;
+    let (shards, index) = (shards.parse().ok()?, index.parse().ok()?);
+    (found == fingerprint(hash, shards, index) && index < shards).then_some((shards, index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fingerprint, shard_named};
+
+    #[test]
+    fn a_shard_is_read_back_from_its_own_configs_fingerprint_only() {
+        for (shards, index) in [(1, 0), (2, 1), (1000, 999)] {
+            let found = fingerprint("abc", shards, index);
+            assert_eq!(shard_named(&found, "abc"), Some((shards, index)));
+            assert_eq!(shard_named(&found, "abd"), None, "another config's");
+        }
+        let other_version = fingerprint("abc", 2, 1).replace(" version ", " version 9");
+        assert_eq!(shard_named(&other_version, "abc"), None);
+        for edited in [
+            "shard 2 of 2",
+            "shard x of 2",
+            "shard 1 of",
+            "shard 1 of 2 ",
+        ] {
+            let found = fingerprint("abc", 2, 1).replace("shard 1 of 2", edited);
+            assert_eq!(shard_named(&found, "abc"), None, "{edited}");
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Runs a study end to end, whatever the study: plans and shards the chunks,
+//! journals them for resume, writes outputs atomically, and merges shards.
+//!
+//! A run with one shard writes the tables directly; a shard of many writes
+//! `partial.json`, and `runner merge` sums the partials and writes the same
+//! tables through the same code, so merged output is byte-identical to a
+//! single-machine run.
+
+mod context;
+mod interim_tables;
+mod kept_memo;
+mod out_dir;
+mod record;
+mod shard_merge;
+mod timing;
+
+pub use context::{CHECKPOINT_FILE, MEMO_FILE, PARTIAL_FILE, Phase, RunContext, RunOutcome};
+pub use interim_tables::interim;
+pub use record::{picture_labels, picture_labels_of};
+pub use shard_merge::{Partial, ShardResults, merge, read_partials};
+pub use timing::{Calibration, Deadline, calibrate};
+
+use crate::config::Config;
+use crate::engine::{self, Outcome, journal, journal::Journal};
+use crate::error::refuse;
+use crate::export::{manifest, write_atomic};
+use crate::study::Study;
+use context::{fingerprint, result_hash, shard_named};
+use kept_memo::{read_kept_memo, remove_kept_memo, write_kept_memo};
+use out_dir::{
+    lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
+};
+use record::{RunFacts, chunk_sizes, print_summary, write_manifest, write_tables};
+use shard_merge::sealed;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+use timing::warn_if_long;
+
+/// What a stopped run's checkpoint holds, for `runner plan`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CheckpointProgress {
+    /// Finished chunks it records.
+    pub chunks_done: u64,
+    /// The shard it belongs to (shards, index); (1, 0) for an unsharded run.
+    pub shard: (u64, u64),
+}
+
+/// What the checkpoint in `out_dir` holds for a run of `config` (chunk
+/// sizes per cell as its outline gives them), whole or any one shard of it,
+/// read only; `None` if there is none. Refused as a resume would refuse
+/// it: another config's or version's, or edited.
+pub fn checkpoint_progress(
+    config: &Config,
+    chunk_sizes: &[u64],
+    out_dir: &Path,
+) -> anyhow::Result<Option<CheckpointProgress>> {
+    let path = out_dir.join(CHECKPOINT_FILE);
+    let hash = result_hash(config, chunk_sizes);
+    let shard = journal::fingerprint_of(&path)?
+        .and_then(|found| shard_named(&found, &hash))
+        .unwrap_or((1, 0));
+    let done = journal::chunks_done(&path, &fingerprint(&hash, shard.0, shard.1))?;
+    Ok(done.map(|chunks_done| CheckpointProgress { chunks_done, shard }))
+}
+
+/// Runs (a shard of) study `S` from `config`: plans the chunks, resumes from the journal, runs the rest, and writes the tables (one shard) or `partial.json` (many), then the manifest.
+pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOutcome> {
+    let started = Instant::now();
+    let started_unix = manifest::unix_now();
+    // The study refuses a bad config before anything is written.
+    let study = S::build(config, &ctx.build_context())?;
+    // The top layer refused --keep-memo by S::KEEPS_MEMO; a study whose
+    // constant promises more than it keeps is a bug, not a bad flag.
+    anyhow::ensure!(
+        S::KEEPS_MEMO == study.kept_memo().is_some(),
+        "study `{}`: KEEPS_MEMO does not match kept_memo()",
+        config.experiment.study
+    );
+    let _only_writer = lock_out_dir(&ctx.out_dir)?;
+    refuse_unfit_outputs(&study, &ctx.out_dir, ctx.shard.is_none_or(|(n, _)| n == 1))?;
+    refuse_another_experiments_results(config, &ctx.out_dir)?;
+    let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);
+    let holds_progress = std::fs::metadata(&checkpoint).is_ok_and(|m| m.len() > 0);
+    if holds_progress && !ctx.resume && !ctx.fresh {
+        return Err(refuse(format!(
+            "{} holds the checkpoint of an unfinished run; add --resume to continue, or --fresh to start over",
+            checkpoint.display()
+        )));
+    }
+    let plan = engine::Plan::new(&study);
+    let hash = result_hash(config, &chunk_sizes(&study));
+    let (shards, index) = ctx.shard.unwrap_or((1, 0));
+    let shard = engine::Shard {
+        count: shards,
+        index,
+    };
+    let out = &ctx.out_dir;
+    remove_stale_temp_files(out);
+    let run_name = fingerprint(&hash, shards, index);
+    let mut journal =
+        Journal::<S::Counts>::open(&out.join(CHECKPOINT_FILE), &run_name, ctx.resume)?;
+    read_kept_memo(&study, &out.join(MEMO_FILE), &run_name, ctx)?;
+    let opts = engine::RunOptions {
+        threads: ctx.threads,
+        progress: ctx.progress,
+    };
+    ctx.phase.store(Phase::RUNNING, Ordering::SeqCst);
+    let ahead = warn_if_long(&study, &plan, shard, &mut journal, ctx)?;
+    let outcome = engine::run_after(&study, &plan, shard, &opts, &mut journal, ahead, &ctx.stop)?;
+    ctx.phase.store(Phase::WRITING, Ordering::SeqCst);
+    let cells = match outcome {
+        Outcome::Complete(cells) => cells,
+        Outcome::Interrupted {
+            chunks_done,
+            chunks_total,
+        } => {
+            eprintln!(
+                "interrupted: {chunks_done} of {chunks_total} chunks done and checkpointed in {}; rerun with --resume to finish",
+                out.join(CHECKPOINT_FILE).display()
+            );
+            if ctx.keep_memo {
+                write_kept_memo(&study, &out.join(MEMO_FILE), &run_name);
+            }
+            return Ok(RunOutcome::Interrupted);
+        }
+    };
+    let counts: Vec<&S::Counts> = cells.iter().map(|c| &c.counts).collect();
+    let mut written = Vec::new();
+    if shards == 1 {
+        written.extend(write_tables(&study, &counts, &picture_labels(config), out)?);
+    }
+    let partial = Partial {
+        tool: "runner".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        config_hash: hash.clone(),
+        config: config.clone(),
+        shards,
+        shard_index: index,
+        cells: counts.clone(),
+    };
+    write_atomic(&out.join(PARTIAL_FILE), &sealed(&partial)?)?;
+    written.push(PARTIAL_FILE.into());
+    write_atomic(&out.join("run.csv"), &study.run_details(&cells))?;
+    written.push("run.csv".into());
+    let summary = if shards == 1 {
+        study.summary(&counts, out)
+    } else {
+        crate::study::Summary::measured(vec![format!(
+            "shard {index} of {shards} done; merge with `runner merge`"
+        )])
+    };
+    written.push("manifest.json".into());
+    write_manifest(
+        out,
+        RunFacts {
+            config_path: ctx.config_path.display().to_string(),
+            chunks: shard.chunks_of(&plan),
+            shards,
+            shard_index: index,
+            merged_from: Vec::new(),
+            threads: ctx.threads,
+            started,
+            started_unix,
+            check: summary.check,
+            outputs: written.clone(),
+            config,
+            chunk_sizes: chunk_sizes(&study),
+            interim: None,
+        },
+    )?;
+    journal.remove()?;
+    if study.kept_memo().is_some() {
+        remove_kept_memo(&out.join(MEMO_FILE))?;
+    }
+    print_summary(ctx, config, &summary, &written);
+    Ok(RunOutcome::Finished(summary.check))
+}

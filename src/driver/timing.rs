@@ -1,0 +1,221 @@
+//! Timed samples of a run: `runner plan`'s estimate, and the warning
+//! before a run of over an hour.
+
+use super::context::RunContext;
+use crate::config::Config;
+use crate::engine::{self, Outcome, journal::Journal, progress};
+use crate::study::Study;
+use std::time::Instant;
+
+/// A short timed sample of a run, for `runner plan`'s estimate.
+#[derive(Clone, Copy, Debug)]
+pub struct Calibration {
+    /// Seconds to build the study (tables, memo).
+    pub build_seconds: f64,
+    /// Chunks run in the sample: evenly spaced over the whole plan, so
+    /// every cell is sampled in proportion to its chunks.
+    pub chunks_run: u64,
+    /// Chunks in the whole run.
+    pub chunks_total: u64,
+    /// Wall seconds the sample took on the run's threads.
+    pub seconds: f64,
+}
+
+impl Calibration {
+    /// Estimated wall seconds of the whole run on the same threads.
+    pub fn estimate(&self) -> f64 {
+        self.build_seconds + self.seconds / self.chunks_run.max(1) as f64 * self.chunks_total as f64
+    }
+}
+
+/// Builds study `S` and times evenly spaced chunks of its plan, more each
+/// round, until a round takes a quarter of `budget` or every chunk has run.
+/// Nothing is written.
+pub fn calibrate<S: Study>(
+    config: &Config,
+    ctx: &RunContext,
+    budget: std::time::Duration,
+) -> anyhow::Result<Calibration> {
+    let built = Instant::now();
+    let study = S::build(config, &ctx.build_context())?;
+    let build_seconds = built.elapsed().as_secs_f64();
+    let plan = engine::Plan::new(&study);
+    let Some((chunks_run, seconds)) =
+        time_sample(&study, &plan, engine::Shard::WHOLE, None, ctx, budget)?
+    else {
+        anyhow::bail!("stopped during calibration");
+    };
+    Ok(Calibration {
+        build_seconds,
+        chunks_run,
+        chunks_total: plan.len(),
+        seconds,
+    })
+}
+
+/// Where a run's timing sample keeps its chunks: the run's journal, and the
+/// counts and time the run will count as its own.
+pub(super) type KeptSample<'a, C> = (&'a mut Journal<C>, &'a mut engine::Ahead<C>);
+
+/// Runs evenly spaced chunks of `run_shard`'s part of `plan` quietly, more
+/// each round, until a round takes a quarter of `budget` or every chunk has
+/// run; returns the chunks run and the wall seconds of the last round, or
+/// `None` if a stop was requested meanwhile. With the run's journal and an
+/// [`engine::Ahead`], the chunks run are journalled and kept there, so the
+/// run counts them instead of doing them again (a chunk of a 26x26 deal
+/// under 11-back can take an hour); without, nothing is written.
+pub(super) fn time_sample<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    run_shard: engine::Shard,
+    mut keep: Option<KeptSample<'_, S::Counts>>,
+    ctx: &RunContext,
+    budget: std::time::Duration,
+) -> anyhow::Result<Option<(u64, f64)>> {
+    let total = run_shard.chunks_of(plan);
+    let opts = engine::RunOptions {
+        threads: ctx.threads,
+        progress: progress::Mode::Quiet,
+    };
+    let mut wanted = (ctx.threads as u64 * 2).max(1);
+    let started = Instant::now();
+    for round in 0.. {
+        let stride = (total / wanted.min(total.max(1))).max(1);
+        // Every stride-th chunk of the run's shard. Round 0 and later rounds
+        // sample different chunks (a different offset), so a chunk is never
+        // timed with its answers already in the memo.
+        let shard = engine::Shard {
+            count: run_shard.count * stride,
+            index: run_shard.index + run_shard.count * ((round as u64 * 7919) % stride),
+        };
+        let timer = Instant::now();
+        let (finished, chunks_run) = match keep.as_mut() {
+            Some((journal, ahead)) => {
+                let before = ahead.len();
+                let finished =
+                    engine::run_ahead(study, plan, shard, &opts, journal, ahead, &ctx.stop)?;
+                (finished, ahead.len() - before)
+            }
+            None => (
+                matches!(
+                    engine::run(study, plan, shard, &opts, None, &ctx.stop)?,
+                    Outcome::Complete(_)
+                ),
+                shard.chunks_of(plan),
+            ),
+        };
+        if !finished {
+            return Ok(None);
+        }
+        let seconds = timer.elapsed().as_secs_f64();
+        // The first round only warms up: it pays for first touches of the
+        // memo that the real run pays once, not per chunk. Unless its
+        // chunks are so long (26x26 deals under 11-back take minutes) that
+        // the warm-up is a small share of them, and another round would
+        // cost minutes more, with nothing shown and nothing checkpointed.
+        let warmed = round > 0 || seconds >= 10.0 * budget.as_secs_f64();
+        if stride == 1
+            || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
+        {
+            return Ok(Some((chunks_run, seconds)));
+        }
+        // Aim the next round at a quarter of the budget.
+        let per_chunk = seconds / chunks_run.max(1) as f64;
+        let target = (budget.as_secs_f64() / 4.0 / per_chunk.max(1e-6)) as u64;
+        wanted = target.clamp(wanted * 2, wanted * 16);
+    }
+    unreachable!("the rounds above end by returning")
+}
+
+/// Runs an action on another thread if it is still alive after a time
+/// limit; dropping it first cancels the action. For work that cannot be cut
+/// short (a chunk runs to its end) but must not leave the user waiting in
+/// silence.
+pub struct Deadline {
+    /// Dropped with the deadline, which wakes the watcher and cancels it.
+    _alive: std::sync::mpsc::Sender<()>,
+}
+
+impl Deadline {
+    /// Starts the clock: `on_late` runs once `limit` has passed, unless the
+    /// deadline was dropped before.
+    pub fn start(limit: std::time::Duration, on_late: impl FnOnce() + Send + 'static) -> Deadline {
+        let (alive, watched) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watched.recv_timeout(limit) {
+                on_late();
+            }
+        });
+        Deadline { _alive: alive }
+    }
+}
+
+/// A sample of the run that takes longer than this says so.
+pub(super) const SLOW_SAMPLE_NOTE_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs shorter than this get no warning before they start.
+pub(super) const LONG_RUN_SECONDS: f64 = 3600.0;
+
+/// Plans of fewer chunks are not timed before the run: they are short, and
+/// timing them would cost a noticeable share of the run.
+pub(super) const TIMED_PLAN_CHUNKS: u64 = 512;
+
+/// Before a run that is not quiet, times a short sample of it (at most about
+/// a second) and, if the chunks this shard still has to do will take over an
+/// hour, says so in one line, with what to do about it. The sample's chunks
+/// are journalled and returned, for the run to count.
+pub(super) fn warn_if_long<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    shard: engine::Shard,
+    journal: &mut Journal<S::Counts>,
+    ctx: &RunContext,
+) -> anyhow::Result<engine::Ahead<S::Counts>> {
+    let mut ahead = engine::Ahead::new(plan.cells());
+    // A resumed run was timed when it first started, and its progress line
+    // gives the time left. Timing it again would cost the most where it
+    // tells the least: the sample runs in rounds that each wait for their
+    // slowest chunk, and the chunks a long run has left are often its
+    // slowest (a resumed 26x26 run under both rules spent a whole sitting
+    // in its sample, one core idle at each round's end).
+    if matches!(ctx.progress, progress::Mode::Quiet)
+        || plan.len() < TIMED_PLAN_CHUNKS
+        || journal.done_count() > 0
+    {
+        return Ok(ahead);
+    }
+    // The sample runs whole chunks, and a chunk can take minutes (one
+    // 26x26 deal under 11-back took over an hour): say what is going on
+    // rather than stay silent until it ends.
+    let slow = Deadline::start(SLOW_SAMPLE_NOTE_AFTER, || {
+        eprintln!(
+            "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while (they are checkpointed and count toward the run; Ctrl-C stops it)"
+        );
+    });
+    let sample = time_sample(
+        study,
+        plan,
+        shard,
+        Some((&mut *journal, &mut ahead)),
+        ctx,
+        std::time::Duration::from_millis(1000),
+    )?;
+    drop(slow);
+    // A stop during the sample leaves the flag set: the run that follows
+    // starts no chunk and ends as interrupted, with exit status 4.
+    let Some((sampled, seconds)) = sample else {
+        return Ok(ahead);
+    };
+    let remaining = shard
+        .chunks_of(plan)
+        .saturating_sub(journal.done_count() + ahead.len());
+    let estimate = seconds / sampled.max(1) as f64 * remaining as f64;
+    if estimate > LONG_RUN_SECONDS {
+        eprintln!(
+            "note: this run will take about {} on {} (timed on a sample); Ctrl-C checkpoints it and --resume continues, and `runner plan` gives a cluster recipe",
+            crate::export::duration_text(estimate),
+            crate::export::threads_text(ctx.threads)
+        );
+    }
+    Ok(ahead)
+}
