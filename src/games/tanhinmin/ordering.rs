@@ -227,7 +227,7 @@ pub(crate) fn losing_move(mover: &[u8], other: &[u8], field: usize) -> Option<Mo
 ///
 /// Not a theorem: it was right on 99.9% of 30,000 random positions of up
 /// to 12 cards (9 ranks, cut on 5), checked by brute force (a test in
-/// `variant.rs` holds it above 99%); its smallest
+/// `variant/mod.rs` holds it above 99%); its smallest
 /// misses hold a cut card and one or two others. The search proves every
 /// verdict whatever this says.
 pub fn cut_guess_mover_wins(mover: &[u8], other: &[u8], field: usize, cut: usize) -> bool {

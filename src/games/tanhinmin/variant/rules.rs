@@ -1,0 +1,63 @@
+//! The rules of a variant as a value (which ranks are special), and its
+//! one move generator.
+
+use crate::games::tanhinmin::moves::{Move, legal_moves};
+
+/// The rules of a variant: strengths (1 = weakest) of the special ranks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Rules {
+    /// Strength of the cut rank (8-cut), if the rule is on.
+    pub cut: Option<u32>,
+    /// Strength of the back rank (11-back), if the rule is on.
+    pub back: Option<u32>,
+}
+
+impl Rules {
+    /// The plain game.
+    pub const PLAIN: Rules = Rules {
+        cut: None,
+        back: None,
+    };
+
+    /// A short name for tables and pictures: "plain", "8-cut", "11-back",
+    /// "8-cut + 11-back" (the names of the card games, whatever the
+    /// strengths).
+    pub fn name(&self) -> &'static str {
+        match (self.cut, self.back) {
+            (None, None) => "plain",
+            (Some(_), None) => "8-cut",
+            (None, Some(_)) => "11-back",
+            (Some(_), Some(_)) => "8-cut + 11-back",
+        }
+    }
+
+    /// The strengths of the ranks the rules single out (cut, then back):
+    /// exhaustive deals keep each one apart from its neighbours.
+    pub fn special_ranks(&self) -> Vec<u32> {
+        self.cut.into_iter().chain(self.back).collect()
+    }
+
+    pub(super) fn index(strength: Option<u32>) -> usize {
+        strength.map_or(NO_RANK, |s| s as usize - 1)
+    }
+}
+
+/// A rank index no position has.
+pub(super) const NO_RANK: usize = usize::MAX;
+
+/// The legal moves of a variant on a sorted hand: plays strictly above the
+/// field card (normal) or strictly below it (reversed), one per distinct
+/// strength, weakest first, then the pass when the field holds a card.
+pub fn variant_moves(hand: &[u32], field: u32, reversed: bool) -> Vec<Move> {
+    if !reversed || field == 0 {
+        return legal_moves(hand, field);
+    }
+    let mut moves: Vec<Move> = Vec::with_capacity(hand.len() + 1);
+    for &c in hand {
+        if c < field && moves.last() != Some(&Move::play_strength(c)) {
+            moves.push(Move::play_strength(c));
+        }
+    }
+    moves.push(Move::Pass);
+    moves
+}
