@@ -723,6 +723,23 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
     }
     // The back rule changes winners at 2x2 already, and the summary says so.
     assert!(!stats.lines().nth(1).unwrap().ends_with(",0"), "{stats}");
+    // The summary gives the μ test's hit rate, exact here: the fraction
+    // of the table's formula_agree over its deals, each cell's.
+    let said = String::from_utf8_lossy(&o.stdout);
+    for row in stats.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let (deals, agree): (u128, u128) = (f[3].parse().unwrap(), f[9].parse().unwrap());
+        let head = format!("predicts {agree} of {deals} deals (");
+        let line = said
+            .lines()
+            .find(|l| l.starts_with(&format!("{}x{} ", f[0], f[1])))
+            .unwrap_or_else(|| panic!("no summary line for {row}: {said}"));
+        let after = &line[line.find(&head).unwrap_or_else(|| panic!("{line}")) + head.len()..];
+        let (p, q) = after.split(' ').next().unwrap().split_once('/').unwrap();
+        let (p, q): (u128, u128) = (p.parse().unwrap(), q.parse().unwrap());
+        assert_eq!(p * deals, q * agree, "{line}");
+        assert!(p <= q, "a rate above 1: {line}");
+    }
 }
 
 /// Study `cut` is a configuration of the variant engine, and still writes

@@ -513,11 +513,12 @@ impl Study for VariantStudy {
         let mut lines = Vec::new();
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
             lines.push(format!(
-                "{a}x{b} {}: first player wins {}; the plain formula predicts {} of {} deals ({} fail), winner changed by the rules in {}",
+                "{a}x{b} {}: first player wins {}; the plain formula predicts {} of {} deals ({}; {} fail), winner changed by the rules in {}",
                 self.rule_text(),
                 rate_text_of(self.source.mode, c.first_wins, c.deals),
                 c.formula_agree,
                 c.deals,
+                rate_text_of(self.source.mode, c.formula_agree, c.deals),
                 c.formula_disagree,
                 c.winner_changed
             ));
