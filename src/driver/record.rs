@@ -1,5 +1,6 @@
 //! What a run writes besides its counts: the tables and pictures drawn
-//! from them, and the manifest that says which run they are.
+//! from them, the manifest that says which run they are, and the summary
+//! it prints at the end.
 
 use super::context::{RunContext, result_hash};
 use crate::config::Config;
