@@ -8,7 +8,7 @@ use super::out_dir::{
     refuse_unfit_outputs, remove_stale_temp_files, same_directory,
 };
 use super::record::{
-    RunFacts, chunk_sizes, interim_labels, picture_labels, print_summary, write_manifest,
+    RunFacts, Started, chunk_sizes, interim_labels, picture_labels, print_summary, write_manifest,
     write_tables,
 };
 use super::shard_merge::{Partial, check_shard_counts, check_sum_so_far, read_partial};
@@ -19,7 +19,6 @@ use crate::export::manifest;
 use crate::study::{Check, Study};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// `runner interim`: the tables of the chunks that the run of `config`
 /// has finished so far, written to `ctx.out_dir` with a manifest that says
@@ -39,8 +38,7 @@ pub fn interim<S: Study>(
 where
     S::Counts: DeserializeOwned,
 {
-    let started = Instant::now();
-    let started_unix = manifest::unix_now();
+    let started = Started::now();
     let out = &ctx.out_dir;
     if let Some(dir) = run_dirs.iter().find(|d| same_directory(out, d)) {
         return Err(refuse(format!(
@@ -123,15 +121,13 @@ where
     written.push("manifest.json".into());
     write_manifest(
         out,
+        ctx,
         RunFacts {
-            config_path: ctx.config_path.display().to_string(),
             chunks: facts.chunks_done,
             shards,
             shard_index: index,
             merged_from: Vec::new(),
-            threads: ctx.threads,
             started,
-            started_unix,
             check: summary.check,
             outputs: written.clone(),
             config,

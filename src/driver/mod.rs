@@ -23,18 +23,17 @@ pub use timing::{Calibration, Deadline, calibrate};
 use crate::config::Config;
 use crate::engine::{self, Outcome, journal, journal::Journal};
 use crate::error::refuse;
-use crate::export::{manifest, write_atomic};
+use crate::export::write_atomic;
 use crate::study::Study;
 use context::{fingerprint, result_hash, shard_named};
 use kept_memo::{read_kept_memo, remove_kept_memo, write_kept_memo};
 use out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
 };
-use record::{RunFacts, chunk_sizes, print_summary, write_manifest, write_tables};
+use record::{RunFacts, Started, chunk_sizes, print_summary, write_manifest, write_tables};
 use shard_merge::sealed;
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 use timing::warn_if_long;
 
 /// What a stopped run's checkpoint holds, for `runner plan`.
@@ -66,8 +65,7 @@ pub fn checkpoint_progress(
 
 /// Runs (a shard of) study `S` from `config`: plans the chunks, resumes from the journal, runs the rest, and writes the tables (one shard) or `partial.json` (many), then the manifest.
 pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOutcome> {
-    let started = Instant::now();
-    let started_unix = manifest::unix_now();
+    let started = Started::now();
     // The study refuses a bad config before anything is written.
     let study = S::build(config, &ctx.build_context())?;
     // The top layer refused --keep-memo by S::KEEPS_MEMO; a study whose
@@ -153,15 +151,13 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     written.push("manifest.json".into());
     write_manifest(
         out,
+        ctx,
         RunFacts {
-            config_path: ctx.config_path.display().to_string(),
             chunks: shard.chunks_of(&plan),
             shards,
             shard_index: index,
             merged_from: Vec::new(),
-            threads: ctx.threads,
             started,
-            started_unix,
             check: summary.check,
             outputs: written.clone(),
             config,

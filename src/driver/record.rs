@@ -70,21 +70,36 @@ pub fn picture_labels_of(dir: &Path, manifest: Option<&manifest::Recorded>) -> p
     }
 }
 
-/// The parts of a manifest that differ between a run and a merge.
+/// The parts of a manifest that differ between a run, a merge and an
+/// interim.
 pub(super) struct RunFacts<'a> {
-    pub(super) config_path: String,
     pub(super) chunks: u64,
     pub(super) shards: u64,
     pub(super) shard_index: u64,
     pub(super) merged_from: Vec<String>,
-    pub(super) threads: usize,
-    pub(super) started: Instant,
-    pub(super) started_unix: u64,
+    pub(super) started: Started,
     pub(super) check: Check,
     pub(super) outputs: Vec<String>,
     pub(super) config: &'a Config,
     pub(super) chunk_sizes: Vec<u64>,
     pub(super) interim: Option<manifest::Interim>,
+}
+
+/// When a run, merge or interim started: the clock its elapsed time is
+/// measured by, and the wall time its manifest records, read together.
+#[derive(Clone, Copy)]
+pub(super) struct Started {
+    clock: Instant,
+    unix: u64,
+}
+
+impl Started {
+    pub(super) fn now() -> Started {
+        Started {
+            clock: Instant::now(),
+            unix: manifest::unix_now(),
+        }
+    }
 }
 
 pub(super) fn chunk_sizes<S: Workload>(study: &S) -> Vec<u64> {
@@ -93,7 +108,9 @@ pub(super) fn chunk_sizes<S: Workload>(study: &S) -> Vec<u64> {
         .collect()
 }
 
-pub(super) fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
+/// Writes the manifest of the run `ctx` describes (its config file and
+/// threads) with what differs between a run, a merge and an interim.
+pub(super) fn write_manifest(out: &Path, ctx: &RunContext, f: RunFacts) -> anyhow::Result<()> {
     manifest::Manifest {
         tool: "runner",
         version: env!("CARGO_PKG_VERSION"),
@@ -104,7 +121,7 @@ pub(super) fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
         study: &f.config.experiment.study,
-        config_path: f.config_path,
+        config_path: ctx.config_path.display().to_string(),
         config_hash: result_hash(f.config, &f.chunk_sizes),
         config: f.config,
         seed: f.config.experiment.seed,
@@ -113,10 +130,10 @@ pub(super) fn write_manifest(out: &Path, f: RunFacts) -> anyhow::Result<()> {
         shards: f.shards,
         shard_index: f.shard_index,
         merged_from: f.merged_from,
-        threads: f.threads,
-        started: manifest::iso_utc(f.started_unix),
-        started_unix: f.started_unix,
-        elapsed_s: (f.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+        threads: ctx.threads,
+        started: manifest::iso_utc(f.started.unix),
+        started_unix: f.started.unix,
+        elapsed_s: (f.started.clock.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         host: manifest::host_name(),
         peak_rss_mb: manifest::peak_rss_mb(),
         check: match f.check {

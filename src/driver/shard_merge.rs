@@ -7,7 +7,7 @@ use super::out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
 };
 use super::record::{
-    RunFacts, chunk_sizes, picture_labels, print_summary, write_manifest, write_tables,
+    RunFacts, Started, chunk_sizes, picture_labels, print_summary, write_manifest, write_tables,
 };
 use crate::config::Config;
 use crate::engine;
@@ -17,7 +17,6 @@ use crate::study::{Check, Study};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// The fixed type of the shard results a merge reads: each file's path and
 /// its parsed JSON.
@@ -190,7 +189,7 @@ pub fn merge<S: Study>(partials: ShardResults, ctx: &RunContext) -> anyhow::Resu
 where
     S::Counts: DeserializeOwned,
 {
-    let started = Instant::now();
+    let started = Started::now();
     let mut merged: Option<Vec<S::Counts>> = None;
     let mut config: Option<Config> = None;
     let mut from = Vec::new();
@@ -268,15 +267,13 @@ where
     written.push("manifest.json".into());
     write_manifest(
         out,
+        ctx,
         RunFacts {
-            config_path: String::new(),
             chunks: engine::Plan::new(&study).len(),
             shards: from.len() as u64,
             shard_index: 0,
             merged_from: from,
-            threads: ctx.threads,
             started,
-            started_unix: manifest::unix_now(),
             check: summary.check,
             outputs: written.clone(),
             config: &config,
