@@ -44,7 +44,7 @@ pub enum Verdict {
 pub trait Suite: Sync + Sized + 'static {
     /// Per-thread scratch, such as memo tables, kept across chunks.
     type Scratch: Send;
-    /// Checks the suite's own config table; errors read "[table] key: problem".
+    /// Checks the suite's own config table; errors read `"[table] key: problem"`.
     fn validate(config: &Config) -> Result<(), String>;
     /// `inject_fault` swaps one claim for a deliberately wrong one.
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self>;

@@ -1,5 +1,10 @@
 //! Command-line interface (clap derive). `runner --config FILE` and
 //! `runner run --config FILE` are the same run.
+//!
+//! The doc comments on the flags below are their `--help` text, written for
+//! a terminal: "[output] dir" names a config table there, not a rustdoc link,
+//! and "<name>" a placeholder, not an HTML tag.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -58,12 +58,12 @@ pub(super) fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
 
 /// Refuses, before any work, an output directory where a file the run
 /// will write exists as something other than a regular file (a FIFO, a
-/// device, a directory). [`write_atomic`] refuses it too, but only when
+/// device, a directory). [`write_atomic`](crate::export::write_atomic) refuses it too, but only when
 /// the run gets there, hours of work later.
 ///
 /// The tables' names come from the study's tables of empty counts (every
 /// study writes the same files whatever its counts); a shard of many
-/// writes no tables. (The checkpoint is [`Journal::open`]'s to check.)
+/// writes no tables. (The checkpoint is [`Journal::open`](crate::engine::journal::Journal::open)'s to check.)
 pub(super) fn refuse_unfit_outputs<S: Study>(
     study: &S,
     dir: &Path,

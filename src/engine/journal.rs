@@ -50,7 +50,7 @@ struct RecordIn<C> {
 /// An append-only record of finished chunks and their counts.
 ///
 /// On resume only the chunk numbers are kept in memory; the counts stay in
-/// the file and [`Journal::replay`] hands them over one at a time. A study's
+/// the file and [`Finished::replay`] hands them over one at a time. A study's
 /// counts can be tens of kilobytes (the μ table), and a long run has
 /// hundreds of thousands of chunks: held all at once they would not fit.
 pub struct Journal<C> {

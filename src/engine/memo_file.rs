@@ -27,7 +27,7 @@ const FORMAT: &str = "runner kept memo 2";
 /// encoding: it has no third line.
 const FORMAT_WITHOUT_KEYS: &str = "runner kept memo 1";
 
-/// How a study's memo keys name positions, for [`write`] and [`read`].
+/// How a study's memo keys name positions, for [`write()`] and [`read()`].
 #[derive(Clone, Copy, Debug)]
 pub struct KeyEncoding<'a> {
     /// This build's encoding.

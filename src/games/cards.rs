@@ -55,7 +55,7 @@ pub struct PerRankDealSpace {
     copies: Vec<u32>,
     n_first: u32,
     n_second: u32,
-    /// completions[i][a][b]: deals of ranks i.. using exactly a and b cards.
+    /// `completions[i][a][b]`: deals of ranks i.. using exactly a and b cards.
     completions: Vec<Vec<Vec<u64>>>,
 }
 
@@ -189,7 +189,7 @@ pub struct DealSpace {
     pairs: Vec<Vec<(u8, u8)>>,
     n_first: u32,
     n_second: u32,
-    /// completions[s][j][a][b]: patterns that finish from segment `s`, with
+    /// `completions[s][j][a][b]`: patterns that finish from segment `s`, with
     /// `j` ranks of it already used and `a`, `b` cards left to place.
     completions: Vec<Vec<Vec<Vec<u64>>>>,
 }

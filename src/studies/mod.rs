@@ -26,7 +26,7 @@ use std::path::Path;
 pub struct StudyEntry {
     /// The `[experiment] study` value that selects it.
     pub name: &'static str,
-    /// Checks the study's part of a config; returns "[table] key: problem".
+    /// Checks the study's part of a config; returns `"[table] key: problem"`.
     pub validate: fn(&Config) -> Result<(), String>,
     /// What a run will do and hold, from the config alone ([`Study::outline`]).
     pub outline: fn(&Config, usize) -> Outline,

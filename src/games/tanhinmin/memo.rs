@@ -283,7 +283,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     }
 
     /// Reads entries written by [`Self::write_entries`] and offers each to
-    /// every table of `into` (see [`Self::offer`]); returns how many were
+    /// every table of `into` (see `offer`); returns how many were
     /// read. An entry that no table of this kind could hold (the zero
     /// entry, a key too long) is refused as damage, and nothing read is
     /// allocated by its count: a count past the end is a short file.

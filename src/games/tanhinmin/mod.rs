@@ -3,7 +3,7 @@
 //!
 //! Every fast piece here has an obviously correct twin beside it, and a
 //! test holds the two equal: [`formula`] (Hall's μ against the greedy walk,
-//! in [`packed`]), [`solver`] against [`reference`], the variant solvers in
+//! in [`packed`]), [`solver`] against [`reference`](mod@reference), the variant solvers in
 //! [`score`] and [`variant`] against their plain recursions, the
 //! dropped-cards lemma ([`dropped_cards`]) against the card-count game's
 //! own searches, and the proof's move in [`strategy`] on counts against

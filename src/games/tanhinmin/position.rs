@@ -110,7 +110,7 @@ const fn rank_bits(prev_kind: u32, a: u32, b: u32) -> (u128, u32, u32) {
 /// search visits. Tests check it against [`canonical_key`].
 ///
 /// Each rank is one step of a small state machine (the state is the kind
-/// of the last non-empty rank), read from [`KEY_STEPS`] when both counts are
+/// of the last non-empty rank), read from `KEY_STEPS` when both counts are
 /// below 8; a deck with more copies of a rank takes the wide key.
 #[inline]
 pub fn canonical_key_small(mover: &[u8], other: &[u8], field: usize) -> u64 {

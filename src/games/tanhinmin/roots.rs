@@ -68,14 +68,14 @@ pub struct RootSpace {
     starts: Vec<usize>,
     n_first: u32,
     n_second: u32,
-    /// count[s][prev][a][b][r]: root completions from segment `s` after a
+    /// `count[s][prev][a][b][r]`: root completions from segment `s` after a
     /// token of kind `prev`, with `a`, `b` cards left to place and `r` ranks
     /// of the segment still free (each token takes its fewest ranks).
     count: Vec<Vec<Vec<Vec<Vec<u64>>>>>,
-    /// spread[m][j]: suit-weighted ways to spread a run of `m` cards over
+    /// `spread[m][j]`: suit-weighted ways to spread a run of `m` cards over
     /// `j` consecutive held ranks of a segment (per segment).
     spread: Vec<Vec<Vec<u128>>>,
-    /// choose[s][k] = C(L_s, k).
+    /// `choose[s][k]` = C(L_s, k).
     choose: Vec<Vec<u128>>,
 }
 

@@ -130,7 +130,7 @@ fn threshold_key(key: u128, v: i32) -> u128 {
 ///
 /// Where the answer is the plain game's (a threshold of at most 1 for a
 /// mover who wins, of at least 0 for one who loses), a plain solver of its
-/// own proves it instead; see [`Self::search`].
+/// own proves it instead; see its `search`.
 ///
 /// Memo entries are canonical keys with the threshold folded in, in the
 /// shared lock-free table kept across deals when they fit 63 bits (up to

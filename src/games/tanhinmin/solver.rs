@@ -218,8 +218,8 @@ impl Solver {
         }
     }
 
-    /// [`Self::search`] with the preferred move already worked out by the
-    /// caller, when it is known.
+    /// The search, with the preferred move already worked out by the caller
+    /// when it is known ([`Hint::UNKNOWN`] when not).
     ///
     /// Positions with a preferred move are not memoized when the move wins
     /// (always, while the theorem holds): such a position costs one probe

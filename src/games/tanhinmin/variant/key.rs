@@ -14,7 +14,7 @@ pub const VARIANT_MAX_CARDS: u32 = 53;
 pub(super) const TAIL_BITS: u32 = 6 + 6 + 1 + 1 + 6;
 const _: () = assert!(1 + 2 * VARIANT_MAX_CARDS + TAIL_BITS <= 128);
 
-/// Most cards whose [`variant_key`] fits 63 bits: a leading bit, two bits
+/// Most cards whose `variant_key` fits 63 bits: a leading bit, two bits
 /// a card and the tail.
 pub const SMALL_VARIANT_CARDS: u32 = (63 - 1 - TAIL_BITS) / 2;
 
@@ -106,7 +106,7 @@ pub(crate) fn variant_key<K: KeyWord>(
 }
 
 /// A fingerprint of how a variant solver's memos name positions: a CRC-32
-/// of the keys of fixed positions, by [`variant_key`] at both widths under
+/// of the keys of fixed positions, by `variant_key` at both widths under
 /// several rule sets, and by the plain game's keys (the plain solver
 /// inside keeps its own memo). A kept memo holds bare keys with verdicts;
 /// read by a runner whose keys name other positions, it would hand out

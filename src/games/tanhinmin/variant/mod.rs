@@ -20,7 +20,7 @@
 //!   order, its own memo), which proves it by search. On 4,000 13x13 deals
 //!   this made 8-cut 2.3x faster (its cut cards are tried first, so most
 //!   lines soon have none left), 11-back 1.3x and both 1.15x.
-//! - **The plain game as a bound** (see [`VariantSolver::special_card_bounds`]):
+//! - **The plain game as a bound** (see `VariantSolver::special_card_bounds`):
 //!   a cut or back card is never better for its holder than a card nothing
 //!   beats, and a cut card never worse than a plain card of its rank. So
 //!   in normal order a plain game with one side's special cards made
@@ -33,7 +33,7 @@
 //!   the opponent moves, and a cut or a pass clears the field. So adjacent
 //!   ranks held by one player only are still interchangeable, *except* a
 //!   rule's special rank, whose cards do something the others do not. The
-//!   key ([`key::variant_key`]) writes the plain game's groups, with each
+//!   key (`key::variant_key`) writes the plain game's groups, with each
 //!   special rank forced into a group of its own and named by its first
 //!   card's place, plus the order bit.
 //! - **The field as blocked cards, and the memo's field monotonicity.** In
