@@ -724,21 +724,43 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
     // The back rule changes winners at 2x2 already, and the summary says so.
     assert!(!stats.lines().nth(1).unwrap().ends_with(",0"), "{stats}");
     // The summary gives the μ test's hit rate, exact here: the fraction
-    // of the table's formula_agree over its deals, each cell's.
+    // of the table's formula_agree over its deals, each cell's. Beside the
+    // variant's rate it gives the plain game's on the same deals, which is
+    // the plain study's first_wins.
     let said = String::from_utf8_lossy(&o.stdout);
+    let plain_out = dir.join("plain");
+    let plain = config(&dir, "tanhinmin", body);
+    let p = run(&run_args(&plain, &plain_out, &[]));
+    assert_eq!(p.status.code(), Some(0), "{}", stderr(&p));
+    let plain_stats = std::fs::read_to_string(plain_out.join("stats.csv")).unwrap();
+    let fraction_after = |line: &str, head: &str| -> (u128, u128) {
+        let at = line
+            .find(head)
+            .unwrap_or_else(|| panic!("no {head:?} in {line}"));
+        let token = line[at + head.len()..].split([' ', ')']).next().unwrap();
+        let (p, q) = token.split_once('/').unwrap();
+        (p.parse().unwrap(), q.parse().unwrap())
+    };
     for row in stats.lines().skip(1) {
         let f: Vec<&str> = row.split(',').collect();
         let (deals, agree): (u128, u128) = (f[3].parse().unwrap(), f[9].parse().unwrap());
-        let head = format!("predicts {agree} of {deals} deals (");
         let line = said
             .lines()
             .find(|l| l.starts_with(&format!("{}x{} ", f[0], f[1])))
             .unwrap_or_else(|| panic!("no summary line for {row}: {said}"));
-        let after = &line[line.find(&head).unwrap_or_else(|| panic!("{line}")) + head.len()..];
-        let (p, q) = after.split(' ').next().unwrap().split_once('/').unwrap();
-        let (p, q): (u128, u128) = (p.parse().unwrap(), q.parse().unwrap());
+        let (p, q) = fraction_after(line, &format!("predicts {agree} of {deals} deals ("));
         assert_eq!(p * deals, q * agree, "{line}");
         assert!(p <= q, "a rate above 1: {line}");
+        let plain_row = plain_stats
+            .lines()
+            .find(|r| r.starts_with(&format!("{},{},", f[0], f[1])))
+            .unwrap_or_else(|| panic!("no plain row for {row}: {plain_stats}"));
+        let g: Vec<&str> = plain_row.split(',').collect();
+        let (plain_deals, plain_wins): (u128, u128) =
+            (g[3].parse().unwrap(), g[4].parse().unwrap());
+        assert_eq!(plain_deals, deals, "{plain_row}");
+        let (p, q) = fraction_after(line, "(plain game on the same deals: ");
+        assert_eq!(p * deals, q * plain_wins, "{line} against {plain_row}");
     }
 }
 

@@ -512,10 +512,19 @@ impl Study for VariantStudy {
     fn summary(&self, cells: &[&VariantCounts], out_dir: &Path) -> Summary {
         let mut lines = Vec::new();
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
+            // The plain game's first player wins exactly where μ0 > μ1 (the
+            // theorem, checked at scale by the plain study), so the μ table
+            // gives the plain rate on the same deals to compare with.
+            let plain_first_wins: u128 =
+                c.mu.entries()
+                    .filter(|&(mu0, mu1, _, _)| mu0 > mu1)
+                    .map(|(_, _, deals, _)| deals)
+                    .sum();
             lines.push(format!(
-                "{a}x{b} {}: first player wins {}; the plain formula predicts {} of {} deals ({}; {} fail), winner changed by the rules in {}",
+                "{a}x{b} {}: first player wins {} (plain game on the same deals: {}); the plain formula predicts {} of {} deals ({}; {} fail), winner changed by the rules in {}",
                 self.rule_text(),
                 rate_text_of(self.source.mode, c.first_wins, c.deals),
+                rate_text_of(self.source.mode, plain_first_wins, c.deals),
                 c.formula_agree,
                 c.deals,
                 rate_text_of(self.source.mode, c.formula_agree, c.deals),
