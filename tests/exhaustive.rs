@@ -6,8 +6,9 @@ mod common;
 use common::run_whole;
 use runner::config::Config;
 use runner::games::cards::{Deck, PerRankDealSpace};
+use runner::games::tanhinmin::formula::{broken_claim, theorem};
 use runner::games::tanhinmin::reference::plain_mover_wins;
-use runner::studies::tanhinmin::{Tanhinmin, broken_claim, theorem};
+use runner::studies::tanhinmin::Tanhinmin;
 
 fn cards(counts: &[u8]) -> Vec<u32> {
     let mut v = Vec::new();

@@ -762,6 +762,24 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
         let (p, q) = fraction_after(line, "(plain game on the same deals: ");
         assert_eq!(p * deals, q * plain_wins, "{line} against {plain_row}");
     }
+    // The plain minimax behind winner_changed is checked against the
+    // theorem on every deal, and a wrong claim is caught.
+    let all: u128 = stats
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').nth(3).unwrap().parse::<u128>().unwrap())
+        .sum();
+    let agrees = format!(
+        "the plain game's minimax agrees with its proved μ test on all {all} deals checked\n"
+    );
+    assert!(said.ends_with(&agrees), "{said}");
+    let o = run(&run_args(&back, &dir.join("c-fault"), &["--inject-fault"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("the plain game's minimax and its proved μ test disagree on "),
+        "{said}"
+    );
 }
 
 /// Study `cut` is a configuration of the variant engine, and still writes

@@ -4,6 +4,19 @@
 //! statement, and one on per-rank count arrays, which the runner uses on every
 //! deal. Tests hold the two equal.
 
+/// How the formula's two μ values decide the winner.
+pub type Claim = fn(u32, u32) -> bool;
+
+/// The theorem: the mover wins iff μ0 > μ1.
+pub fn theorem(mu0: u32, mu1: u32) -> bool {
+    mu0 > mu1
+}
+
+/// A deliberately wrong claim, used to show that disagreements are caught.
+pub fn broken_claim(mu0: u32, mu1: u32) -> bool {
+    mu0 >= mu1
+}
+
 /// μ(A, B): the size of a maximum matching that pairs each card a of `a`
 /// with a distinct card b of `b` where b < a. Both slices sorted ascending.
 ///

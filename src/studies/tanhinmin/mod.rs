@@ -8,7 +8,7 @@ pub use counts::{CellCounts, Disagreement};
 
 use crate::config::Config;
 use crate::engine::CellResult;
-use crate::games::tanhinmin::formula;
+use crate::games::tanhinmin::formula::{self, Claim, broken_claim, theorem};
 use crate::games::tanhinmin::memo;
 use crate::games::tanhinmin::ordering::MoveOrder;
 use crate::games::tanhinmin::position::Position;
@@ -20,19 +20,6 @@ use crate::studies::deal_study::{
 use crate::study::{BuildContext, Outline, Study, Summary};
 use std::ops::RangeInclusive;
 use std::path::Path;
-
-/// How the formula's two μ values decide the winner.
-pub type Claim = fn(u32, u32) -> bool;
-
-/// The theorem: the mover wins iff μ0 > μ1.
-pub fn theorem(mu0: u32, mu1: u32) -> bool {
-    mu0 > mu1
-}
-
-/// A deliberately wrong claim, used to show that disagreements are caught.
-pub fn broken_claim(mu0: u32, mu1: u32) -> bool {
-    mu0 >= mu1
-}
 
 /// The headline study: minimax against the formula on every deal.
 pub struct Tanhinmin {

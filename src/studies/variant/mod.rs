@@ -16,7 +16,7 @@
 use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
-use crate::games::tanhinmin::formula::mu_pair_counts;
+use crate::games::tanhinmin::formula::{Claim, broken_claim, mu_pair_counts, theorem};
 use crate::games::tanhinmin::memo::{PrivateMemo, SharedMemo};
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::variant::{
@@ -180,6 +180,17 @@ pub struct VariantCounts {
     pub formula_disagree: u128,
     /// Deals whose winner differs from the plain game's.
     pub winner_changed: u128,
+    /// Deals where the plain game's minimax and the proved μ test name
+    /// different winners. `winner_changed` rests on the plain minimax, so
+    /// the study checks it against the theorem on every deal: any count here
+    /// is a solver bug, and the run exits 1. Chunks recorded before this was
+    /// counted read back as 0 (unchecked, not vouched for: the summary then
+    /// says nothing about them).
+    #[serde(default)]
+    pub plain_theorem_failures: u128,
+    /// Deals checked for `plain_theorem_failures`.
+    #[serde(default)]
+    pub plain_theorem_checked: u128,
     /// The first failures, in (chunk, seq) order.
     pub failures: FailureList<VariantFailure>,
     /// The variant's first-player wins by the plain game's (μ0, μ1).
@@ -206,6 +217,9 @@ pub struct VariantStudy {
     stop: Arc<AtomicBool>,
     /// Worker threads, each with a solver.
     threads: usize,
+    /// The plain game's theorem that the plain minimax is checked against
+    /// (a broken one under `--inject-fault`).
+    plain_claim: Claim,
     /// Solvers of workers the engine retired, or read back from a kept
     /// memo, for the next workers: their private tables hold what the
     /// large positions took to prove.
@@ -259,6 +273,10 @@ impl DealStudy for VariantStudy {
         if variant != plain {
             c.winner_changed += d.weight;
         }
+        c.plain_theorem_checked += d.weight;
+        if plain != (self.plain_claim)(mu0, mu1) {
+            c.plain_theorem_failures += d.weight;
+        }
         if formula == variant {
             c.formula_agree += d.weight;
         } else {
@@ -279,6 +297,8 @@ impl DealStudy for VariantStudy {
         into.formula_agree += from.formula_agree;
         into.formula_disagree += from.formula_disagree;
         into.winner_changed += from.winner_changed;
+        into.plain_theorem_failures += from.plain_theorem_failures;
+        into.plain_theorem_checked += from.plain_theorem_checked;
         into.positions = into.positions.saturating_add(from.positions);
         into.failures.merge(from.failures);
         into.mu.merge(from.mu);
@@ -300,6 +320,10 @@ impl DealStudy for VariantStudy {
         )?;
         if c.winner_changed > c.deals {
             Err("more deals with the winner changed than deals".into())
+        } else if c.plain_theorem_failures > c.plain_theorem_checked
+            || c.plain_theorem_checked > c.deals
+        {
+            Err("more plain-theorem failures than deals checked, or more checked than deals".into())
         } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
             Err("the μ table does not add up to the deals and wins".into())
         } else {
@@ -441,6 +465,11 @@ impl Study for VariantStudy {
             plain_memo_bytes,
             stop: ctx.stop.clone(),
             threads,
+            plain_claim: if ctx.inject_fault {
+                broken_claim
+            } else {
+                theorem
+            },
             parked: Mutex::new(Vec::new()),
         })
     }
@@ -508,12 +537,14 @@ impl Study for VariantStudy {
     }
 
     /// The formula is not claimed for the variant, so its failures are a
-    /// measurement, not an error: exit 0.
+    /// measurement, not an error. The plain game's theorem is claimed: the
+    /// plain minimax behind `winner_changed` must agree with it on every
+    /// deal, or the run fails (exit 1).
     fn summary(&self, cells: &[&VariantCounts], out_dir: &Path) -> Summary {
         let mut lines = Vec::new();
         for (&[a, b], c) in self.source.cells.iter().zip(cells) {
             // The plain game's first player wins exactly where μ0 > μ1 (the
-            // theorem, checked at scale by the plain study), so the μ table
+            // theorem, checked on these very deals below), so the μ table
             // gives the plain rate on the same deals to compare with.
             let plain_first_wins: u128 =
                 c.mu.entries()
@@ -533,6 +564,27 @@ impl Study for VariantStudy {
             ));
         }
         lines.push(format!("results in {}", out_dir.display()));
-        Summary::measured(lines)
+        let checked: u128 = cells.iter().map(|c| c.plain_theorem_checked).sum();
+        let failed: u128 = cells.iter().map(|c| c.plain_theorem_failures).sum();
+        let deals: u128 = cells.iter().map(|c| c.deals).sum();
+        let unchecked = if checked < deals {
+            format!(
+                " ({} more, recorded by an older version, were not checked)",
+                deals - checked
+            )
+        } else {
+            String::new()
+        };
+        let all = if checked == deals { "all " } else { "the " };
+        Summary::checked(
+            lines,
+            failed > 0,
+            format!(
+                "the plain game's minimax and its proved μ test disagree on {failed} of {checked} deals: the plain solver or the claim is wrong{unchecked}"
+            ),
+            format!(
+                "the plain game's minimax agrees with its proved μ test on {all}{checked} deals checked{unchecked}"
+            ),
+        )
     }
 }
