@@ -184,8 +184,8 @@ pub struct VariantCounts {
     /// different winners. `winner_changed` rests on the plain minimax, so
     /// the study checks it against the theorem on every deal: any count here
     /// is a solver bug, and the run exits 1. Chunks recorded before this was
-    /// counted read back as 0 (unchecked, not vouched for: the summary then
-    /// says nothing about them).
+    /// counted read back as 0 here and in `plain_theorem_checked`, and the
+    /// summary names them as not checked rather than vouching for them.
     #[serde(default)]
     pub plain_theorem_failures: u128,
     /// Deals checked for `plain_theorem_failures`.
