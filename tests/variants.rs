@@ -6,6 +6,7 @@ mod common;
 
 use common::{run, run_args, scratch, stderr};
 use runner::games::cards::{DealSpace, Deck, PerRankDealSpace};
+use runner::games::tanhinmin::formula::{broken_claim, mu_pair_counts, theorem};
 use runner::games::tanhinmin::position::Position;
 use runner::games::tanhinmin::reference::plain_mover_wins;
 use runner::games::tanhinmin::variant::{Rules, VariantSolver, plain_variant_wins};
@@ -780,6 +781,47 @@ fn variant_study_writes_consistent_tables_and_equals_the_cut_study() {
         said.contains("the plain game's minimax and its proved μ test disagree on "),
         "{said}"
     );
+    // The failing deals are named, a few per cell, each one that the
+    // broken claim gets wrong and the plain game's reference search and
+    // the theorem agree on.
+    let hand = |line: &str, head: &str| -> Vec<u32> {
+        let at = line
+            .find(head)
+            .unwrap_or_else(|| panic!("{head:?} in {line}"))
+            + head.len();
+        let end = at + line[at..].find(']').unwrap();
+        line[at..end]
+            .split(' ')
+            .map(|c| c.parse().unwrap())
+            .collect()
+    };
+    let named: Vec<&str> = said
+        .lines()
+        .filter(|l| l.starts_with("plain-theorem failure: "))
+        .collect();
+    for cell in ["2x2", "3x3"] {
+        let n = named
+            .iter()
+            .filter(|l| l.contains(&format!(": {cell}, ")))
+            .count();
+        assert!((1..=5).contains(&n), "{n} named in {cell}: {said}");
+    }
+    for line in named {
+        let (x, y) = (hand(line, "first hand ["), hand(line, "second hand ["));
+        let wins = plain_mover_wins(&x, &y, 0);
+        let said_first = line.contains("the plain minimax says first wins");
+        assert_eq!(said_first, wins, "{line}");
+        let top = x.iter().chain(&y).copied().max().unwrap() as usize;
+        let counts = |h: &[u32]| -> Vec<u8> {
+            let mut c = vec![0u8; top];
+            h.iter().for_each(|&k| c[k as usize - 1] += 1);
+            c
+        };
+        let (mu0, mu1) = mu_pair_counts(&counts(&x), &counts(&y), 0);
+        assert!(line.ends_with(&format!("μ0 = {mu0}, μ1 = {mu1}")), "{line}");
+        assert_eq!(theorem(mu0, mu1), wins, "{line}");
+        assert_ne!(broken_claim(mu0, mu1), wins, "{line}");
+    }
 }
 
 /// Study `cut` is a configuration of the variant engine, and still writes

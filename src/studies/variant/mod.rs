@@ -38,6 +38,10 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+/// Plain-theorem failures the summary names, per cell; the rest are
+/// counted. One is a bug to replay; a flood of them is the same bug.
+const SHOWN_PLAIN_FAILURES: usize = 5;
+
 /// The rules a config asks for: `[rules]` (study `variant`) or `[cut]`
 /// (study `cut`). Call after validation.
 pub fn rules_of(config: &Config) -> Rules {
@@ -167,6 +171,33 @@ impl Located for VariantFailure {
     }
 }
 
+/// A deal on which the plain game's minimax and its proved μ test name
+/// different winners: a solver bug, named in the summary so that it can be
+/// replayed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlainTheoremFailure {
+    /// Global chunk index.
+    pub chunk: u64,
+    /// Deal within the chunk.
+    pub seq: u64,
+    /// The first hand, as counts per rank.
+    pub first: Vec<u8>,
+    /// The second hand, as counts per rank.
+    pub second: Vec<u8>,
+    /// Does the first player win the plain game, by its minimax?
+    pub plain_first_wins: bool,
+    /// μ(X, Y- + {r}) of the deal.
+    pub mu0: u32,
+    /// μ(Y, X-) of the deal.
+    pub mu1: u32,
+}
+
+impl Located for PlainTheoremFailure {
+    fn place(&self) -> (u64, u64, u64) {
+        (self.chunk, self.seq, 0)
+    }
+}
+
 /// Counts of one cell.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct VariantCounts {
@@ -191,6 +222,11 @@ pub struct VariantCounts {
     /// Deals checked for `plain_theorem_failures`.
     #[serde(default)]
     pub plain_theorem_checked: u128,
+    /// The first of those deals, in (chunk, seq) order. Left out of the
+    /// checkpoint when empty, so that a run that passes records what it
+    /// recorded before this list existed.
+    #[serde(default, skip_serializing_if = "FailureList::is_empty")]
+    pub plain_theorem_failed_deals: FailureList<PlainTheoremFailure>,
     /// The first failures, in (chunk, seq) order.
     pub failures: FailureList<VariantFailure>,
     /// The variant's first-player wins by the plain game's (μ0, μ1).
@@ -276,6 +312,15 @@ impl DealStudy for VariantStudy {
         c.plain_theorem_checked += d.weight;
         if plain != (self.plain_claim)(mu0, mu1) {
             c.plain_theorem_failures += d.weight;
+            c.plain_theorem_failed_deals.push(|| PlainTheoremFailure {
+                chunk: inst.chunk,
+                seq: inst.seq,
+                first: d.first[..ranks].to_vec(),
+                second: d.second[..ranks].to_vec(),
+                plain_first_wins: plain,
+                mu0,
+                mu1,
+            });
         }
         if formula == variant {
             c.formula_agree += d.weight;
@@ -301,6 +346,8 @@ impl DealStudy for VariantStudy {
         into.plain_theorem_checked += from.plain_theorem_checked;
         into.positions = into.positions.saturating_add(from.positions);
         into.failures.merge(from.failures);
+        into.plain_theorem_failed_deals
+            .merge(from.plain_theorem_failed_deals);
         into.mu.merge(from.mu);
     }
 
@@ -324,6 +371,8 @@ impl DealStudy for VariantStudy {
             || c.plain_theorem_checked > c.deals
         {
             Err("more plain-theorem failures than deals checked, or more checked than deals".into())
+        } else if c.plain_theorem_failed_deals.len() as u128 > c.plain_theorem_failures {
+            Err("more plain-theorem failures listed than counted".into())
         } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
             Err("the μ table does not add up to the deals and wins".into())
         } else {
@@ -576,6 +625,26 @@ impl Study for VariantStudy {
             String::new()
         };
         let all = if checked == deals { "all " } else { "the " };
+        // The deals themselves, for replaying the bug; the first few are
+        // enough to start from.
+        let who = |first: bool| if first { "first" } else { "second" };
+        for (&[a, b], c) in self.source.cells.iter().zip(cells) {
+            for f in c
+                .plain_theorem_failed_deals
+                .iter()
+                .take(SHOWN_PLAIN_FAILURES)
+            {
+                lines.push(format!(
+                    "plain-theorem failure: {a}x{b}, field {}, first hand [{}], second hand [{}]: the plain minimax says {} wins, μ0 = {}, μ1 = {}",
+                    self.source.field,
+                    hand_text(&f.first),
+                    hand_text(&f.second),
+                    who(f.plain_first_wins),
+                    f.mu0,
+                    f.mu1
+                ));
+            }
+        }
         Summary::checked(
             lines,
             failed > 0,
