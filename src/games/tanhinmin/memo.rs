@@ -246,6 +246,18 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         }
     }
 
+    /// Empties every slot.
+    pub fn clear(&self) {
+        for slot in self.slots.iter() {
+            slot.store(0);
+        }
+    }
+
+    /// Slots in all buckets.
+    pub fn slot_count(&self) -> usize {
+        self.buckets * Self::SLOTS
+    }
+
     /// Entries in use, by scanning (for reports and tests, not hot paths).
     pub fn len(&self) -> usize {
         self.slots.iter().filter(|s| s.load() != 0).count()
@@ -325,6 +337,13 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     }
 }
 
+/// Stores a slot of a solver's own table takes, on average, before
+/// [`Tables::forget_own_if_turned_over`] empties it. Half a store a slot
+/// emptied too soon (8-cut, 40 26x26 deals, the automatic memo: 8.6% more
+/// positions, since some plain positions do recur), and eight a slot kept
+/// too much (270M positions with `memo_mb = 128`, against 229M with two).
+pub const TURNOVER_STORES_PER_SLOT: u64 = 2;
+
 /// Where a solver's verdicts live: the one memory policy of every solver
 /// (plain, variant, card-count thresholds). A key that fits 63 bits goes
 /// to the table all threads share, kept across deals, when the solver has
@@ -333,6 +352,10 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
 pub struct Tables<const RANKED_BITS: u32 = 0> {
     shared: Option<Arc<BucketMemo<AtomicU64, RANKED_BITS>>>,
     own: BucketMemo<Cell<u128>, RANKED_BITS>,
+    /// Verdicts stored in `own` since it was last emptied (see
+    /// [`Self::forget_own_if_turned_over`]); entries read back from a
+    /// kept memo are not counted.
+    own_stores: Cell<u64>,
 }
 
 impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
@@ -342,6 +365,7 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
         Tables {
             shared,
             own: BucketMemo::with_bytes(own_bytes),
+            own_stores: Cell::new(0),
         }
     }
 
@@ -382,8 +406,36 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
                 shared.insert(key, win);
                 false
             }
-            None => self.own.insert(key, win),
+            None => {
+                self.own_stores.set(self.own_stores.get() + 1);
+                self.own.insert(key, win)
+            }
         }
+    }
+
+    /// Empties the solver's own table if it has taken more than
+    /// [`TURNOVER_STORES_PER_SLOT`] verdicts a slot since it was last
+    /// emptied; returns whether it did. Call between two deals whose
+    /// positions rarely recur in each other (26x26), never inside a search.
+    ///
+    /// Why: a full bucket gives up its entry with the fewest cards, which
+    /// is right within one deal but has no notion of age. Kept across such
+    /// deals, the table comes to hold the largest positions of every
+    /// earlier deal, which no later deal meets again, and a new deal keeps
+    /// only the slots they leave. Emptying it once it has turned over
+    /// costs a pass over memory next to the searches that filled it
+    /// (8-cut, 40 26x26 deals, one thread, `memo_mb = 128`: 229M
+    /// positions against 330M, 71.5 s against 98.7 s; with the automatic
+    /// memo the table never turned over and nothing changed;
+    /// BENCHMARKS.md, "Private tables emptied between 26x26 deals").
+    pub fn forget_own_if_turned_over(&self) -> bool {
+        let limit = self.own.slot_count() as u64 * TURNOVER_STORES_PER_SLOT;
+        if self.own_stores.get() <= limit {
+            return false;
+        }
+        self.own.clear();
+        self.own_stores.set(0);
+        true
     }
 
     /// The solver's own table (a run keeping its memo over a stop writes
@@ -718,5 +770,56 @@ mod tests {
         assert_eq!(long.kind(), io::ErrorKind::UnexpectedEof);
         let private = PrivateMemo::with_bytes(64 * 8);
         assert!(PrivateMemo::read_entries_into(&[&private], &mut file.as_slice()).is_err());
+    }
+
+    /// A solver's own table is emptied between deals only once it has
+    /// taken more than TURNOVER_STORES_PER_SLOT verdicts a slot since it
+    /// was last emptied; keys the shared table holds, and entries read
+    /// back from a kept memo (a deal under way at a stop), do not count.
+    #[test]
+    fn an_own_table_is_emptied_only_once_it_has_turned_over() {
+        let slots = 16 * 4;
+        let shared = Arc::new(SharedMemo::with_bytes(64 * 1024));
+        let tables: Tables = Tables::new(Some(shared), 64 * 16);
+        assert_eq!(tables.own().slot_count(), slots);
+        let long_key = |i: u64| (1u128 << 100) | u128::from(i) << 8;
+        // Short keys go to the shared table and are not the own table's.
+        for k in 1..1_000u128 {
+            tables.insert(k << 8, k % 2 == 0);
+        }
+        assert!(!tables.forget_own_if_turned_over());
+        let limit = slots as u64 * TURNOVER_STORES_PER_SLOT;
+        for i in 0..limit {
+            tables.insert(long_key(i), true);
+        }
+        assert!(
+            !tables.forget_own_if_turned_over(),
+            "at the limit, not past it"
+        );
+        assert!(!tables.own().is_empty());
+        tables.insert(long_key(limit), false);
+        assert!(tables.forget_own_if_turned_over());
+        assert!(tables.own().is_empty());
+        assert_eq!(tables.get(long_key(limit)), None);
+        assert!(tables.get(2 << 8).is_some(), "the shared table is kept");
+        assert!(
+            !tables.forget_own_if_turned_over(),
+            "the count starts again"
+        );
+
+        // A full table read back is kept for the deal it carries over.
+        let kept: Tables = Tables::new(None, 64 * 16);
+        for i in 0..=limit {
+            kept.insert(long_key(i), true);
+        }
+        let mut file = Vec::new();
+        kept.own().write_entries(&mut file).unwrap();
+        let resumed: Tables = Tables::new(None, 64 * 16);
+        PrivateMemo::read_entries_into(&[resumed.own()], &mut file.as_slice()).unwrap();
+        let entries = kept.own().len();
+        assert!(entries > slots / 2);
+        assert_eq!(resumed.own().len(), entries);
+        assert!(!resumed.forget_own_if_turned_over());
+        assert_eq!(resumed.own().len(), entries);
     }
 }

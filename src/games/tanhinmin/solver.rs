@@ -125,6 +125,11 @@ impl Solver {
         self.memo.own()
     }
 
+    /// See [`Tables::forget_own_if_turned_over`].
+    pub fn forget_own_if_turned_over(&self) -> bool {
+        self.memo.forget_own_if_turned_over()
+    }
+
     /// Entries in the private memo (a scan; for tests).
     pub fn memo_len(&self) -> usize {
         self.memo.own().len()

@@ -247,6 +247,10 @@ pub struct VariantStudy {
     shared: Arc<SharedMemo>,
     /// Each thread's own table for keys too long for the shared one.
     local_bytes: usize,
+    /// Deals of more than twice `SMALL_VARIANT_CARDS` cards (26x26): the
+    /// split of the memo and the emptying of own tables between deals
+    /// depend on it.
+    large_deals: bool,
     /// For the plain game's solver, whose table is fixed-size.
     plain_memo_bytes: usize,
     /// The run's stop request, which a deal's search polls.
@@ -292,6 +296,13 @@ impl DealStudy for VariantStudy {
             ranks,
             field,
         };
+        // Deals of this size share few positions, so what a thread's own
+        // tables hold of earlier deals only crowds this one's out (see
+        // `Tables::forget_own_if_turned_over`). The shared table holds the
+        // small positions, which recur.
+        if self.large_deals {
+            w.variant.forget_own_memos_if_turned_over();
+        }
         let before = w.variant.positions;
         // Given up on a stop request: the engine abandons the chunk.
         let Some(variant) = w.variant.try_mover_wins(&p) else {
@@ -511,6 +522,7 @@ impl Study for VariantStudy {
             rules: rules_of(config),
             shared: Arc::new(SharedMemo::with_bytes(shared_bytes)),
             local_bytes,
+            large_deals: large,
             plain_memo_bytes,
             stop: ctx.stop.clone(),
             threads,

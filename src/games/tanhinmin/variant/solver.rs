@@ -134,6 +134,14 @@ impl VariantSolver {
         [self.memo.own(), self.plain.private_memo()]
     }
 
+    /// Empties each of [`Self::own_memos`] that has turned over (see
+    /// [`Tables::forget_own_if_turned_over`]); returns how many. Between
+    /// deals only.
+    pub fn forget_own_memos_if_turned_over(&self) -> usize {
+        usize::from(self.memo.forget_own_if_turned_over())
+            + usize::from(self.plain.forget_own_if_turned_over())
+    }
+
     /// Does the player to move in `p` win the plain game? By the plain
     /// solver this one hands its plain positions to, so the two share
     /// what they learn.
