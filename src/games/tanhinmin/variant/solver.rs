@@ -135,11 +135,10 @@ impl VariantSolver {
     }
 
     /// Empties each of [`Self::own_memos`] that has turned over (see
-    /// [`Tables::forget_own_if_turned_over`]); returns how many. Between
-    /// deals only.
-    pub fn forget_own_memos_if_turned_over(&self) -> usize {
-        usize::from(self.memo.forget_own_if_turned_over())
-            + usize::from(self.plain.forget_own_if_turned_over())
+    /// [`Tables::forget_own_if_turned_over`]). Between deals only.
+    pub fn forget_own_memos_if_turned_over(&self) {
+        self.memo.forget_own_if_turned_over();
+        self.plain.forget_own_if_turned_over();
     }
 
     /// Does the player to move in `p` win the plain game? By the plain
