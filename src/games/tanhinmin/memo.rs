@@ -31,7 +31,7 @@
 use std::cell::Cell;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 const LINE_BYTES: usize = 64;
 /// Low bits of a key that hold the field (the mover's blocked cards).
@@ -45,6 +45,10 @@ pub const MAX_KEY: u64 = (1 << 63) - 1;
 pub trait Slot {
     /// Largest key an entry can hold.
     const MAX_KEY: u128;
+    /// Can a bucket of these slots give its last slot to its entries'
+    /// costs ([`BucketMemo::with_costs`])? Only one thread's own table
+    /// can: the costs are written beside the entry, not with it.
+    const COSTABLE: bool;
     /// Reads the slot.
     fn load(&self) -> u128;
     /// Writes the slot.
@@ -53,6 +57,7 @@ pub trait Slot {
 
 impl Slot for AtomicU64 {
     const MAX_KEY: u128 = MAX_KEY as u128;
+    const COSTABLE: bool = false;
     #[inline]
     fn load(&self) -> u128 {
         AtomicU64::load(self, Ordering::Relaxed) as u128
@@ -65,6 +70,7 @@ impl Slot for AtomicU64 {
 
 impl Slot for Cell<u128> {
     const MAX_KEY: u128 = u128::MAX >> 1;
+    const COSTABLE: bool = true;
     #[inline]
     fn load(&self) -> u128 {
         self.get()
@@ -105,6 +111,14 @@ pub struct BucketMemo<S, const RANKED_BITS: u32 = 0> {
     /// First slot of the first bucket, chosen so buckets sit on cache lines.
     base: usize,
     buckets: usize,
+    /// A table made [`Self::with_costs`]: the last slot of each bucket
+    /// holds its other entries' costs, byte `i` for entry `i` (the epoch
+    /// in the top two bits, the bit length of the positions its search
+    /// took in the low six). The costs share the entries' cache line, so
+    /// keeping them costs no miss.
+    costed: bool,
+    /// The epoch of the costs stored now (see [`Self::next_epoch`]).
+    epoch: AtomicU8,
 }
 
 /// The table all threads share, for keys of up to 63 bits.
@@ -125,6 +139,27 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// to half of it (the 11-back shared table under the automatic 1 GiB
     /// at 13x13 was 512 MiB of its 672).
     pub fn with_bytes(bytes: usize) -> Self {
+        Self::with_layout(bytes, false)
+    }
+
+    /// A table of the same size whose full buckets give up the entry whose
+    /// search took the fewest positions (see [`Self::insert_costed`]), with
+    /// one slot a bucket fewer, for the costs. Only for slots that are
+    /// [`Slot::COSTABLE`].
+    ///
+    /// Why: a position's cards are a poor guide to its cost under the back
+    /// rule, where a large position is often decided by its first move and
+    /// a smaller one can take millions. A 26x26 deal whose search is many
+    /// times its tables (the hard both-rules deals search billions of
+    /// positions beside a few hundred million slots) loses what its costly
+    /// positions took by cards alone (BENCHMARKS.md, "Memo eviction by
+    /// search cost").
+    pub fn with_costs(bytes: usize) -> Self {
+        assert!(S::COSTABLE, "only a thread's own table keeps costs");
+        Self::with_layout(bytes, true)
+    }
+
+    fn with_layout(bytes: usize, costed: bool) -> Self {
         let count = (bytes / LINE_BYTES).max(1);
         // All-zero is a valid empty table. A zeroed allocation with the
         // default alignment comes from calloc, which maps fresh zero pages
@@ -142,7 +177,31 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
             slots,
             base,
             buckets: count,
+            costed,
+            epoch: AtomicU8::new(0),
         }
+    }
+
+    /// Entries a bucket holds: every slot, or all but the costs' slot. A
+    /// constant for the shared table, whose slots keep no costs.
+    #[inline(always)]
+    fn entries(&self) -> usize {
+        if S::COSTABLE && self.costed {
+            Self::SLOTS - 1
+        } else {
+            Self::SLOTS
+        }
+    }
+
+    /// Starts a new epoch: from now on the costs stored before count as
+    /// nothing when an entry must be evicted, so that the costly positions
+    /// of earlier deals, which rarely recur, do not hold the table for
+    /// good. Call at each deal. (Four epochs in turn: an entry four deals
+    /// old counts as new again, which only makes an eviction choice
+    /// worse, never a verdict.)
+    pub fn next_epoch(&self) {
+        let next = (self.epoch.load(Ordering::Relaxed) + 1) % 4;
+        self.epoch.store(next, Ordering::Relaxed);
     }
 
     /// Bytes the table occupies.
@@ -150,15 +209,23 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         self.buckets * LINE_BYTES
     }
 
+    /// `key`'s bucket: its entries, and its costs' slot in a costed table.
     #[inline]
-    fn bucket(&self, key: u128) -> &[S] {
+    fn bucket_and_costs(&self, key: u128) -> (&[S], Option<&S>) {
         // The mixed key scaled to the bucket count (Lemire's multiply-shift
         // range reduction): its high bits pick the bucket, so any count
         // works, at the cost of one multiply over a mask.
         let index =
             ((u128::from(mix(key >> Self::TAIL_BITS)) * self.buckets as u128) >> 64) as usize;
         let start = self.base + index * Self::SLOTS;
-        &self.slots[start..start + Self::SLOTS]
+        let line = &self.slots[start..start + Self::SLOTS];
+        let (entries, costs) = line.split_at(self.entries());
+        (entries, costs.first())
+    }
+
+    #[inline]
+    fn bucket(&self, key: u128) -> &[S] {
+        self.bucket_and_costs(key).0
     }
 
     /// Starts loading `key`'s bucket into cache, so a later `get` or
@@ -209,10 +276,62 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// Stores a verdict; returns whether another entry was evicted for it.
     #[inline]
     pub fn insert(&self, key: u128, value: bool) -> bool {
+        self.insert_costed(key, value, 0)
+    }
+
+    /// Stores a verdict whose search took `positions` positions (kept only
+    /// by a table made [`Self::with_costs`]); returns whether another entry
+    /// was evicted for it. A full costed bucket gives up the entry whose
+    /// search took the fewest positions this epoch, to a power of two, and
+    /// among those the one with the fewest cards; any other table, the one
+    /// with the fewest cards.
+    #[inline]
+    pub fn insert_costed(&self, key: u128, value: bool, positions: u64) -> bool {
         debug_assert!(key != 0 && key <= S::MAX_KEY);
-        // No key is u32::MAX bits long, so a full bucket always gives up
-        // its entry with the fewest cards.
-        self.place((key << 1) | value as u128, u32::MAX)
+        let entry = (key << 1) | value as u128;
+        match self.bucket_and_costs(key) {
+            (bucket, Some(costs)) if S::COSTABLE => {
+                self.place_costed(bucket, costs, entry, positions)
+            }
+            // No key is u32::MAX bits long, so a full bucket always gives
+            // up its entry with the fewest cards.
+            _ => self.place(entry, u32::MAX),
+        }
+    }
+
+    /// [`Self::insert_costed`] in a costed table.
+    #[inline]
+    fn place_costed(&self, bucket: &[S], costs: &S, entry: u128, positions: u64) -> bool {
+        let key = entry >> 1;
+        let old_costs = costs.load();
+        let epoch = self.epoch.load(Ordering::Relaxed);
+        let cost_of = |i: usize| {
+            let byte = (old_costs >> (8 * i)) as u8;
+            if byte >> 6 == epoch { byte & 63 } else { 0 }
+        };
+        let mut victim = 0;
+        // (cost, cards); (0, 0) for a free slot or the key's own.
+        let mut victim_rank = (u8::MAX, u32::MAX);
+        for (i, slot) in bucket.iter().enumerate() {
+            let e = slot.load();
+            if e == 0 || e >> 1 == key {
+                victim = i;
+                victim_rank = (0, 0);
+                break;
+            }
+            // Keys carry a leading 1 bit, so a longer key has more cards.
+            let rank = (cost_of(i), 128 - e.leading_zeros());
+            if rank < victim_rank {
+                victim = i;
+                victim_rank = rank;
+            }
+        }
+        bucket[victim].store(entry);
+        let bits = (u64::BITS - positions.leading_zeros()).min(63) as u8;
+        let shift = 8 * victim as u32;
+        let cost = u128::from(epoch << 6 | bits) << shift;
+        costs.store((old_costs & !(0xFF << shift)) | cost);
+        victim_rank != (0, 0)
     }
 
     /// Stores `entry` in its bucket: in an empty slot or over its own key,
@@ -253,14 +372,22 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         }
     }
 
-    /// Slots in all buckets.
+    /// Slots for entries in all buckets.
     pub fn slot_count(&self) -> usize {
-        self.buckets * Self::SLOTS
+        self.buckets * self.entries()
+    }
+
+    /// Every entry slot (not the costs), in order.
+    fn entry_slots(&self) -> impl Iterator<Item = &S> {
+        let entries = self.entries();
+        self.slots[self.base..self.base + self.buckets * Self::SLOTS]
+            .chunks_exact(Self::SLOTS)
+            .flat_map(move |line| &line[..entries])
     }
 
     /// Entries in use, by scanning (for reports and tests, not hot paths).
     pub fn len(&self) -> usize {
-        self.slots.iter().filter(|s| s.load() != 0).count()
+        self.entry_slots().filter(|s| s.load() != 0).count()
     }
 
     /// No entry stored.
@@ -280,7 +407,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         out.write_all(&[width as u8])?;
         out.write_all(&count.to_le_bytes())?;
         let mut written = 0;
-        for slot in self.slots.iter() {
+        for slot in self.entry_slots() {
             let e = slot.load();
             if e != 0 {
                 out.write_all(&e.to_le_bytes()[..width])?;
@@ -332,6 +459,8 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// which evicts for every new verdict, it never drops a larger
     /// position for a smaller one, so tables of two threads read into one
     /// keep the positions that took longest to prove.
+    /// (In a costed table the entry takes over its slot's cost byte; the
+    /// next deal's epoch counts that as nothing.)
     fn offer(&self, entry: u128) {
         self.place(entry, 128 - entry.leading_zeros());
     }
@@ -362,11 +491,33 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
     /// `shared` (if any) for the keys it can hold, and a table of its own
     /// of `own_bytes` for the rest.
     pub fn new(shared: Option<Arc<BucketMemo<AtomicU64, RANKED_BITS>>>, own_bytes: usize) -> Self {
+        Self::with_own(shared, BucketMemo::with_bytes(own_bytes))
+    }
+
+    fn with_own(
+        shared: Option<Arc<BucketMemo<AtomicU64, RANKED_BITS>>>,
+        own: BucketMemo<Cell<u128>, RANKED_BITS>,
+    ) -> Self {
         Tables {
             shared,
-            own: BucketMemo::with_bytes(own_bytes),
+            own,
             own_stores: Cell::new(0),
         }
+    }
+
+    /// The same, the own table evicting by search cost
+    /// ([`BucketMemo::with_costs`]).
+    pub fn with_own_costs(
+        shared: Option<Arc<BucketMemo<AtomicU64, RANKED_BITS>>>,
+        own_bytes: usize,
+    ) -> Self {
+        Self::with_own(shared, BucketMemo::with_costs(own_bytes))
+    }
+
+    /// Starts a new epoch of the own table's costs (see
+    /// [`BucketMemo::next_epoch`]); nothing for a table without costs.
+    pub fn next_epoch(&self) {
+        self.own.next_epoch();
     }
 
     /// The shared table, if it is the one that holds `key`.
@@ -401,6 +552,13 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
     /// evictions are nobody's to count).
     #[inline]
     pub fn insert(&self, key: u128, win: bool) -> bool {
+        self.insert_costed(key, win, 0)
+    }
+
+    /// [`Self::insert`] for a verdict whose search took `positions`
+    /// positions, which an own table made with costs keeps.
+    #[inline]
+    pub fn insert_costed(&self, key: u128, win: bool, positions: u64) -> bool {
         match self.shared_for(key) {
             Some(shared) => {
                 shared.insert(key, win);
@@ -408,7 +566,7 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
             }
             None => {
                 self.own_stores.set(self.own_stores.get() + 1);
-                self.own.insert(key, win)
+                self.own.insert_costed(key, win, positions)
             }
         }
     }
@@ -436,6 +594,11 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
         self.own.clear();
         self.own_stores.set(0);
         true
+    }
+
+    /// The table shared by all threads, if the solver has one.
+    pub fn shared(&self) -> Option<&Arc<BucketMemo<AtomicU64, RANKED_BITS>>> {
+        self.shared.as_ref()
     }
 
     /// The solver's own table (a run keeping its memo over a stop writes
@@ -729,11 +892,7 @@ mod tests {
                     assert_eq!(v, t, "{key:x}");
                 }
             }
-            assert_eq!(
-                small.len(),
-                4 * BucketMemo::<S>::SLOTS,
-                "the small table is full"
-            );
+            assert_eq!(small.len(), small.slot_count(), "the small table is full");
             // Offering never drops a longer key for a shorter one.
             let tiny = make(64);
             let long = (1u128 << (bits - 1)) | 2;
@@ -745,6 +904,88 @@ mod tests {
         }
         round_trip::<AtomicU64>(63, SharedMemo::with_bytes);
         round_trip::<Cell<u128>>(127, PrivateMemo::with_bytes);
+        // A costed table writes its entries, never its costs' slots.
+        round_trip::<Cell<u128>>(127, PrivateMemo::with_costs);
+    }
+
+    /// A key of `cards` cards (its leading bit) for tests of eviction,
+    /// distinct for each `n`.
+    fn key_of_cards(cards: u32, n: u128) -> u128 {
+        (1u128 << (2 * cards + 20)) | (n << FIELD_BITS)
+    }
+
+    #[test]
+    fn a_costed_table_evicts_the_cheapest_search_before_the_fewest_cards() {
+        let memo = PrivateMemo::with_costs(64 * 5);
+        assert_eq!(memo.slot_count(), 5 * 3, "one slot a bucket holds costs");
+        // A small position whose search was costly outlives many cheap
+        // large ones; by cards alone it is the first to go.
+        let costly = key_of_cards(22, 9);
+        memo.insert_costed(costly, true, 1 << 20);
+        let plain = PrivateMemo::with_bytes(64 * 5);
+        plain.insert(costly, true);
+        for n in 1..2_000 {
+            memo.insert_costed(key_of_cards(40, n), false, 1);
+            plain.insert(key_of_cards(40, n), false);
+        }
+        assert_eq!(memo.get(costly), Some(true));
+        assert_eq!(plain.get(costly), None);
+        // Equal costs: the fewest cards go first.
+        let one = PrivateMemo::with_costs(64);
+        for (cards, n) in [(30, 1), (25, 2), (35, 3)] {
+            one.insert_costed(key_of_cards(cards, n), true, 100);
+        }
+        one.insert_costed(key_of_cards(33, 4), true, 100);
+        assert_eq!(one.get(key_of_cards(25, 2)), None);
+        for (cards, n) in [(30, 1), (35, 3), (33, 4)] {
+            assert_eq!(one.get(key_of_cards(cards, n)), Some(true));
+        }
+        // The cost slot never answers a lookup, nor is counted or written.
+        assert_eq!(one.len(), 3);
+    }
+
+    #[test]
+    fn costs_of_an_earlier_epoch_count_as_nothing() {
+        let memo = PrivateMemo::with_costs(64);
+        let old = key_of_cards(22, 5);
+        memo.insert_costed(old, true, 1 << 30);
+        // Within the epoch the costly entry outlives cheap newcomers with
+        // more cards.
+        for n in 1..10 {
+            memo.insert_costed(key_of_cards(40, n), false, 1);
+        }
+        assert_eq!(memo.get(old), Some(true));
+        // In the next epoch it is the first to go: it has the fewest cards
+        // of the entries that cost nothing now.
+        memo.next_epoch();
+        memo.insert_costed(key_of_cards(40, 99), false, 1);
+        assert_eq!(memo.get(old), None);
+    }
+
+    /// An overfull costed table, with a bucket count that is no power of
+    /// two, never answers with another key's verdict.
+    #[test]
+    fn an_overfull_costed_table_stays_exact() {
+        let memo = PrivateMemo::with_costs(64 * 37);
+        let mut truth = HashMap::new();
+        let mut evicted = false;
+        for (i, (key, verdict)) in random_entries(20_000, 127, 4242).into_iter().enumerate() {
+            evicted |= memo.insert_costed(key, verdict, key as u64 >> 40);
+            truth.insert(key, verdict);
+            if i % 1_000 == 0 {
+                memo.next_epoch();
+            }
+            if i % 13 == 0 {
+                for (&k, &t) in truth.iter().take(50) {
+                    if let Some(got) = memo.get(k) {
+                        assert_eq!(got, t, "{k:x}");
+                    }
+                }
+            }
+        }
+        assert!(evicted);
+        let kept = truth.keys().filter(|&&k| memo.get(k).is_some()).count();
+        assert!(kept > 0 && kept <= memo.slot_count());
     }
 
     /// A damaged table is refused: a zero entry, the other kind's width, a

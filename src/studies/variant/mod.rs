@@ -450,13 +450,18 @@ pub struct VariantWorker {
 
 impl VariantStudy {
     fn new_solver(&self) -> VariantSolver {
-        VariantSolver::with_shared(
+        let solver = VariantSolver::with_shared(
             self.rules,
             self.shared.clone(),
             self.local_bytes,
             self.plain_memo_bytes,
         )
-        .with_stop(self.stop.clone())
+        .with_stop(self.stop.clone());
+        if self.large_deals {
+            solver.evicting_by_cost()
+        } else {
+            solver
+        }
     }
 
     /// The rules as the summary names them, e.g. "cut 6" or "cut 6, back 9".

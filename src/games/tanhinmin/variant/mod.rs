@@ -251,6 +251,10 @@ mod tests {
             let tiny = Arc::new(SharedMemo::with_bytes(256));
             let mut shared = VariantSolver::with_shared(rules, tiny, 1 << 12, 1 << 12);
             proptest::prop_assert_eq!(shared.mover_wins_in(&p7, rev), want);
+            // An own table evicting by cost, of one bucket (three entries),
+            // holding every key.
+            let mut costed = VariantSolver::new(rules, 64, 1 << 12).evicting_by_cost();
+            proptest::prop_assert_eq!(costed.mover_wins_in(&p7, rev), want);
         }
 
         #[test]

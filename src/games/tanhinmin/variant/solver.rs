@@ -125,6 +125,18 @@ impl VariantSolver {
         }
     }
 
+    /// The same solver, its own table for the variant's long keys evicting
+    /// the entry whose search took the fewest positions rather than the
+    /// one with the fewest cards (see [`crate::games::tanhinmin::memo::BucketMemo::with_costs`]): for
+    /// deals whose search is many times their tables (26x26).
+    pub fn evicting_by_cost(self) -> Self {
+        let own_bytes = self.memo.own().bytes();
+        VariantSolver {
+            memo: Tables::with_own_costs(self.memo.shared().cloned(), own_bytes),
+            ..self
+        }
+    }
+
     /// This solver's own tables: the variant's keys too long for the
     /// shared table, then the plain game's positions. They hold verdicts
     /// under these rules only, whatever the deal, so a run keeping its
@@ -272,6 +284,9 @@ impl VariantSolver {
             "validation refuses larger deals"
         );
         self.stop.start();
+        // This deal's costs outrank earlier deals' where the own table
+        // keeps costs.
+        self.memo.next_epoch();
         let win = self
             .search(
                 &mut mover, &mut other, nm, no, p.ranks, p.field, reversed, 0,
@@ -328,6 +343,7 @@ impl VariantSolver {
         {
             return Outcome::decided(win);
         }
+        let positions_before = self.positions;
         self.positions += 1;
         self.stop.tick();
         let verdict = 'decided: {
@@ -339,7 +355,7 @@ impl VariantSolver {
             self.expand(mover, other, nm, no, ranks, field, reversed)
         };
         if let Some(key) = key {
-            self.remember(key, verdict.win);
+            self.remember(key, verdict.win, self.positions - positions_before);
         }
         verdict
     }
@@ -671,9 +687,10 @@ impl VariantSolver {
         }
     }
 
-    fn remember(&self, key: u128, wins: bool) {
+    /// Stores a verdict whose search took `positions` positions.
+    fn remember(&self, key: u128, wins: bool, positions: u64) {
         if !self.stop.gave_up() {
-            self.memo.insert(key, wins);
+            self.memo.insert_costed(key, wins, positions);
         }
     }
 }
