@@ -531,22 +531,12 @@ impl VariantSolver {
         // rest once the first child fails").
         let mut keys = [0u128; PREFETCHED_MOVES];
         let mut pass_key = 0;
-        let mut prefetched = nm + no - 1 <= SMALL_POSITION_CARDS;
-        if self.cut_guided && !prefetched {
-            pass_key = self.prefetch_children(
-                mover,
-                other,
-                nm + no,
-                ranks,
-                field,
-                reversed,
-                &moves[..count],
-                0,
-                guess,
-                &mut keys,
-            );
-            prefetched = true;
-        }
+        let children_probe = nm + no - 1 > SMALL_POSITION_CARDS;
+        // Whether the children still to search are to be prefetched
+        // before the next one: under 8-cut alone from the start, with a
+        // back rule once a child has failed; once at most.
+        let mut prefetch_due = self.cut_guided && children_probe;
+        let mut prefetched = false;
         // The refutation bound ([`RefutationBound`]) holds among the
         // cards that can be upgraded (see the module comment), which are
         // tried weakest first; the guessed card, tried out of that order,
@@ -555,6 +545,21 @@ impl VariantSolver {
         for (k, &m) in moves[..count].iter().enumerate() {
             if guess == Some(m) {
                 continue;
+            }
+            if prefetch_due && !prefetched {
+                pass_key = self.prefetch_children(
+                    mover,
+                    other,
+                    nm + no,
+                    ranks,
+                    field,
+                    reversed,
+                    &moves[..count],
+                    k,
+                    guess,
+                    &mut keys,
+                );
+                prefetched = true;
             }
             let known = keys.get(k).copied().unwrap_or(0);
             let i = usize::from(m);
@@ -569,21 +574,7 @@ impl VariantSolver {
             if upgradable {
                 refuted.learn(reply.by);
             }
-            if !prefetched {
-                pass_key = self.prefetch_children(
-                    mover,
-                    other,
-                    nm + no,
-                    ranks,
-                    field,
-                    reversed,
-                    &moves[..count],
-                    k + 1,
-                    guess,
-                    &mut keys,
-                );
-                prefetched = true;
-            }
+            prefetch_due = children_probe;
         }
         if field > 0
             && guess != Some(Move::PASS_BYTE)
