@@ -16,6 +16,21 @@ use crate::games::tanhinmin::solver::{SMALL_POSITION_CARDS, Solver};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+/// When [`VariantSolver::expand`] builds the keys of the children still to
+/// search and prefetches their buckets: at most once a position, and never
+/// where the children are too small to look at the memo.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ChildPrefetch {
+    /// Before the next child (under 8-cut alone, from the start).
+    Due,
+    /// Once a child tried has failed (with a back rule: the first child
+    /// tried usually wins, and then the others' keys were built for
+    /// nothing).
+    OnceAChildFails,
+    /// Done, or not worth it.
+    Never,
+}
+
 /// Moves whose children's keys are built and prefetched up front.
 pub(super) const PREFETCHED_MOVES: usize = 16;
 
@@ -531,12 +546,13 @@ impl VariantSolver {
         // rest once the first child fails").
         let mut keys = [0u128; PREFETCHED_MOVES];
         let mut pass_key = 0;
-        let children_probe = nm + no - 1 > SMALL_POSITION_CARDS;
-        // Whether the children still to search are to be prefetched
-        // before the next one: under 8-cut alone from the start, with a
-        // back rule once a child has failed; once at most.
-        let mut prefetch_due = self.cut_guided && children_probe;
-        let mut prefetched = false;
+        let mut prefetch = if nm + no - 1 <= SMALL_POSITION_CARDS {
+            ChildPrefetch::Never
+        } else if self.cut_guided {
+            ChildPrefetch::Due
+        } else {
+            ChildPrefetch::OnceAChildFails
+        };
         // The refutation bound ([`RefutationBound`]) holds among the
         // cards that can be upgraded (see the module comment), which are
         // tried weakest first; the guessed card, tried out of that order,
@@ -546,7 +562,7 @@ impl VariantSolver {
             if guess == Some(m) {
                 continue;
             }
-            if prefetch_due && !prefetched {
+            if prefetch == ChildPrefetch::Due {
                 pass_key = self.prefetch_children(
                     mover,
                     other,
@@ -559,7 +575,7 @@ impl VariantSolver {
                     guess,
                     &mut keys,
                 );
-                prefetched = true;
+                prefetch = ChildPrefetch::Never;
             }
             let known = keys.get(k).copied().unwrap_or(0);
             let i = usize::from(m);
@@ -574,7 +590,9 @@ impl VariantSolver {
             if upgradable {
                 refuted.learn(reply.by);
             }
-            prefetch_due = children_probe;
+            if prefetch == ChildPrefetch::OnceAChildFails {
+                prefetch = ChildPrefetch::Due;
+            }
         }
         if field > 0
             && guess != Some(Move::PASS_BYTE)
