@@ -525,7 +525,7 @@ impl Study for VariantStudy {
         Ok(VariantStudy {
             source,
             rules: rules_of(config),
-            shared: Arc::new(SharedMemo::with_bytes(shared_bytes)),
+            shared: Arc::new(SharedMemo::grouped(shared_bytes)),
             local_bytes,
             large_deals: large,
             plain_memo_bytes,

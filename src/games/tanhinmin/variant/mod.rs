@@ -215,6 +215,51 @@ mod tests {
         eprintln!("hit rates: cut guess {rate}, plain μ {plain}, cut as weakest {cut_as_weakest}");
     }
 
+    /// A shared table large enough to be grouped by the keys' strongest
+    /// cards ([`SharedMemo::grouped`]), kept across the positions of each
+    /// rule set, answers as the plain recursion does.
+    #[test]
+    fn a_grouped_shared_table_gives_the_plain_recursions_verdicts() {
+        let mut rng = chunk_rng(19, 3);
+        let mut below = |n: u32| uniform_below(&mut rng, u64::from(n)) as u32;
+        let hand = |below: &mut dyn FnMut(u32) -> u32| {
+            let mut h: Vec<u32> = (0..3 + below(4)).map(|_| 1 + below(7)).collect();
+            h.sort();
+            h
+        };
+        for rules in [
+            Rules {
+                cut: Some(4),
+                back: None,
+            },
+            Rules {
+                cut: None,
+                back: Some(5),
+            },
+            Rules {
+                cut: Some(3),
+                back: Some(5),
+            },
+        ] {
+            let table = Arc::new(SharedMemo::grouped(150 << 20));
+            let mut solver = VariantSolver::with_shared(rules, table, 1 << 12, 1 << 12);
+            for _ in 0..400 {
+                let (x, y) = (hand(&mut below), hand(&mut below));
+                let r = below(8);
+                let rev = r > 0 && rules.back.is_some() && below(2) == 1;
+                let mut p = Position::from_cards(&x, &y, r);
+                p.ranks = 7;
+                p.field = r as usize;
+                let want = plain_variant_wins(&x, &y, r, rev, rules);
+                assert_eq!(
+                    solver.mover_wins_in(&p, rev),
+                    want,
+                    "{x:?} {y:?} {r} {rev} {rules:?}"
+                );
+            }
+        }
+    }
+
     /// Sorted hands of strengths 1..=7 with duplicates, a field, an order
     /// (reversed only on a field card) and rules with distinct special ranks.
     fn case() -> impl proptest::strategy::Strategy<Value = (Vec<u32>, Vec<u32>, u32, bool, Rules)> {
