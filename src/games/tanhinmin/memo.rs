@@ -167,8 +167,9 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     }
 
     /// A table of at most `bytes` bytes whose buckets, past a few hundred
-    /// MiB, lie in groups of pages that a key's strongest cards choose
-    /// (see [`Self::bucket_index`]).
+    /// MiB, lie in groups of four 2 MiB pages: a key's strongest cards
+    /// choose its group, so the probes of a search below one position stay
+    /// on the few pages the TLB holds (see the module comment).
     pub fn grouped(bytes: usize) -> Self {
         Self::with_layout(bytes, false, true)
     }
