@@ -133,8 +133,10 @@ pub struct BucketMemo<S, const RANKED_BITS: u32 = 0> {
     groups: usize,
 }
 
-/// Buckets of one 2 MiB page.
-const PAGE_LINES: usize = (2 << 20) / LINE_BYTES;
+/// Bytes of the huge pages a table asks for ([`advise_huge_pages`]).
+const HUGE_PAGE_BYTES: usize = 2 << 20;
+/// Buckets of one huge page.
+const PAGE_LINES: usize = HUGE_PAGE_BYTES / LINE_BYTES;
 /// Buckets a group of pages spans (four pages).
 const GROUP_LINES: usize = 4 * PAGE_LINES;
 /// Fewest groups a table is split into; a smaller table picks any bucket.
@@ -201,7 +203,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         };
         let align = if groups > 0 {
             count = groups * GROUP_LINES;
-            PAGE_LINES * LINE_BYTES
+            HUGE_PAGE_BYTES
         } else {
             LINE_BYTES
         };
@@ -257,9 +259,6 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// `key`'s bucket: its entries, and its costs' slot in a costed table.
     #[inline]
     fn bucket_and_costs(&self, key: u128) -> (&[S], Option<&S>) {
-        // The mixed key scaled to the bucket count (Lemire's multiply-shift
-        // range reduction): its high bits pick the bucket, so any count
-        // works, at the cost of one multiply over a mask.
         let index = self.bucket_index(key);
         let start = self.base + index * Self::SLOTS;
         let line = &self.slots[start..start + Self::SLOTS];
@@ -275,6 +274,10 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     fn bucket_index(&self, key: u128) -> usize {
         let mixed = mix(key >> Self::TAIL_BITS);
         if self.groups == 0 {
+            // The mixed key scaled to the bucket count (Lemire's
+            // multiply-shift range reduction): its high bits pick the
+            // bucket, so any count works, at the cost of one multiply over
+            // a mask.
             return ((u128::from(mixed) * self.buckets as u128) >> 64) as usize;
         }
         let strongest = mix((key >> Self::TAIL_BITS >> STRONGEST_SHIFT) & STRONGEST_MASK);
@@ -674,11 +677,10 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
 fn advise_huge_pages(start: usize, len: usize) {
     #[cfg(target_os = "linux")]
     {
-        const HUGE: usize = 2 << 20;
         let end = start + len;
-        let aligned = start.div_ceil(HUGE) * HUGE;
-        if end > aligned + HUGE {
-            let len = (end - aligned) / HUGE * HUGE;
+        let aligned = start.div_ceil(HUGE_PAGE_BYTES) * HUGE_PAGE_BYTES;
+        if end > aligned + HUGE_PAGE_BYTES {
+            let len = (end - aligned) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
             // SAFETY: the range lies inside memory this table owns, and
             // MADV_HUGEPAGE changes no contents, only how pages are backed.
             unsafe {
