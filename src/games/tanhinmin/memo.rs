@@ -145,7 +145,9 @@ const MIN_GROUPS: usize = 16;
 /// the variant key's own 14 tail bits (the special ranks' places, the
 /// order and the field card), so the owners of its seven strongest cards.
 const STRONGEST_SHIFT: u32 = 14;
-const STRONGEST_MASK: u128 = (1 << 14) - 1;
+/// Key bits of the seven strongest cards (two a card).
+const STRONGEST_BITS: u32 = 14;
+const STRONGEST_MASK: u128 = (1 << STRONGEST_BITS) - 1;
 
 /// The table all threads share, for keys of up to 63 bits.
 pub type SharedMemo = BucketMemo<AtomicU64>;
@@ -768,7 +770,7 @@ mod tests {
         let first = memo.slots.as_ptr() as usize + memo.base * std::mem::size_of::<AtomicU64>();
         assert_eq!(first % (PAGE_LINES * LINE_BYTES), 0);
         let index_of = |key: u128| (memo.bucket(key).as_ptr() as usize - first) / LINE_BYTES;
-        let weak_cards_from = FIELD_BITS + STRONGEST_SHIFT + 14;
+        let weak_cards_from = FIELD_BITS + STRONGEST_SHIFT + STRONGEST_BITS;
         let mut seen = [false; MIN_GROUPS];
         let mut x: u64 = 99;
         for _ in 0..20_000 {
