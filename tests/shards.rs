@@ -368,7 +368,7 @@ fn first_stderr_line(
 }
 
 /// A chunk can take hours (a 26x26 deal under both rules took over three),
-/// and a line saying "0/s, eta ?" for an hour looks like a hung run: the
+/// and a line that gives no speed for an hour looks like a hung run: the
 /// progress lines name the chunks that have outlasted a line, with their
 /// time so far.
 #[test]
@@ -420,6 +420,8 @@ fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
         first.starts_with("note: timing a sample of the run before it starts"),
         "{first}"
     );
+    // One deal per chunk here, so the note says how big the run is.
+    assert!(first.contains("the run has 1,000 of them"), "{first}");
     let records = records();
     assert!(
         records.first().is_some_and(|r| r.contains("{\"chunk\":")),

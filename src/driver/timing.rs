@@ -187,9 +187,12 @@ pub(super) fn warn_if_long<S: Study>(
     // The sample runs whole chunks, and a chunk can take minutes (one
     // 26x26 deal under 11-back took over an hour): say what is going on
     // rather than stay silent until it ends.
-    let slow = Deadline::start(SLOW_SAMPLE_NOTE_AFTER, || {
+    // Saying how many chunks there are lets a user who wrote a run far too
+    // big for a machine (an exhaustive 26x26, say) see it at once.
+    let chunks = crate::export::grouped_digits(&shard.chunks_of(plan).to_string());
+    let slow = Deadline::start(SLOW_SAMPLE_NOTE_AFTER, move || {
         eprintln!(
-            "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while (they are checkpointed and count toward the run; Ctrl-C stops it)"
+            "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while, and the run has {chunks} of them (the sample's are checkpointed and count toward the run; Ctrl-C stops it; `runner plan` sizes a run without starting it)"
         );
     });
     let sample = time_sample(

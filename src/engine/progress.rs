@@ -31,7 +31,7 @@ pub struct Progress {
 
 /// The chunks being worked on, by global index, and when each began. A
 /// chunk can take hours (one 26x26 deal under both rules took over three),
-/// and a progress line that says only "0/s, eta ?" for an hour looks like
+/// and a progress line that gives no speed for an hour looks like
 /// a hung run; naming the chunks that outlast a line says where it is.
 type UnderWayChunks = Mutex<BTreeMap<u64, Instant>>;
 
@@ -80,6 +80,28 @@ fn under_way_text(running: &[(u64, Duration)], over: Duration) -> String {
         n => format!(" and {n} more"),
     };
     format!(", under way: {}{more}", named.join(", "))
+}
+
+/// "progress: 26x26: 860/1000 (86.0%), 0.01/s, eta 3h 53m": `already`
+/// restored items and `new` done in the `elapsed` time of this sitting, of
+/// `total`. Until an item of this sitting is done there is no speed to
+/// give, and the line says when there will be rather than "0/s, eta ?",
+/// which reads like a hung run (a resumed run's first hard chunk can take
+/// hours).
+fn progress_line(label: &str, already: u64, new: u64, total: u64, elapsed: Duration) -> String {
+    let n = already + new;
+    let share = 100.0 * n as f64 / total.max(1) as f64;
+    let rate = new as f64 / elapsed.as_secs_f64();
+    if new == 0 || !rate.is_finite() {
+        return format!(
+            "progress: {label}: {n}/{total} ({share:.1}%), speed and eta once a chunk of this sitting ends"
+        );
+    }
+    let eta = crate::export::duration_text(total.saturating_sub(n) as f64 / rate);
+    format!(
+        "progress: {label}: {n}/{total} ({share:.1}%), {}/s, eta {eta}",
+        crate::export::throughput_text(rate)
+    )
 }
 
 /// [`under_way_text`] for the chunks in `chunks` now.
@@ -156,17 +178,9 @@ impl Progress {
                     }
                     next += every;
                     let new = done.load(Ordering::Relaxed);
-                    let n = already + new;
-                    let rate = new as f64 / t.as_secs_f64();
-                    let eta = if rate > 0.0 {
-                        crate::export::duration_text(total.saturating_sub(n) as f64 / rate)
-                    } else {
-                        "?".into()
-                    };
                     eprintln!(
-                        "progress: {label}: {n}/{total} ({:.1}%), {}/s, eta {eta}{}",
-                        100.0 * n as f64 / total.max(1) as f64,
-                        crate::export::throughput_text(rate),
+                        "{}{}",
+                        progress_line(&label, already, new, total, t),
                         long_chunks_now(&under_way, every)
                     );
                 }
@@ -230,6 +244,22 @@ mod tests {
             ),
             ", under way: chunk 2 for 40s, chunk 3 for 30s, chunk 4 for 20s and 2 more"
         );
+    }
+
+    #[test]
+    fn a_line_gives_no_speed_before_a_chunk_of_this_sitting_ends() {
+        let s = Duration::from_secs;
+        assert_eq!(
+            progress_line("26x26", 856, 0, 1000, s(1_800)),
+            "progress: 26x26: 856/1000 (85.6%), speed and eta once a chunk of this sitting ends"
+        );
+        // The restored 856 count towards the position, not the speed.
+        let line = progress_line("26x26", 856, 4, 1000, s(400));
+        assert!(
+            line.starts_with("progress: 26x26: 860/1000 (86.0%), "),
+            "{line}"
+        );
+        assert!(line.ends_with("/s, eta 3h 53m"), "{line}");
     }
 
     #[test]
