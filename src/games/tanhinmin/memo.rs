@@ -106,6 +106,20 @@ fn mix(key: u128) -> u64 {
     x ^ (x >> 33)
 }
 
+/// How a [`BucketMemo`]'s buckets are laid out and evicted: one of its
+/// named constructors each. No table is both: costs need a slot a bucket
+/// that only a thread's own table has, and grouping reads the strongest
+/// cards where the shared table's variant keys hold them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// [`BucketMemo::with_bytes`].
+    Plain,
+    /// [`BucketMemo::grouped`].
+    Grouped,
+    /// [`BucketMemo::with_costs`].
+    Costed,
+}
+
 /// A fixed-size table of verdicts in buckets of one cache line.
 ///
 /// `RANKED_BITS` bits above the field bits hold a second quantity under
@@ -167,7 +181,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// to half of it (the 11-back shared table under the automatic 1 GiB
     /// at 13x13 was 512 MiB of its 672).
     pub fn with_bytes(bytes: usize) -> Self {
-        Self::with_layout(bytes, false, false)
+        Self::with_layout(bytes, Layout::Plain)
     }
 
     /// A table of at most `bytes` bytes whose buckets, past a few hundred
@@ -175,7 +189,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// choose its group, so the probes of a search below one position stay
     /// on the few pages the TLB holds (see the module comment).
     pub fn grouped(bytes: usize) -> Self {
-        Self::with_layout(bytes, false, true)
+        Self::with_layout(bytes, Layout::Grouped)
     }
 
     /// A table of the same size whose full buckets give up the entry whose
@@ -192,12 +206,12 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// search cost").
     pub fn with_costs(bytes: usize) -> Self {
         assert!(S::COSTABLE, "only a thread's own table keeps costs");
-        Self::with_layout(bytes, true, false)
+        Self::with_layout(bytes, Layout::Costed)
     }
 
-    fn with_layout(bytes: usize, costed: bool, grouped: bool) -> Self {
+    fn with_layout(bytes: usize, layout: Layout) -> Self {
         let mut count = (bytes / LINE_BYTES).max(1);
-        let groups = if grouped && count / GROUP_LINES >= MIN_GROUPS {
+        let groups = if layout == Layout::Grouped && count / GROUP_LINES >= MIN_GROUPS {
             // One page fewer, for the alignment below.
             (count - PAGE_LINES) / GROUP_LINES
         } else {
@@ -225,7 +239,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
             slots,
             base,
             buckets: count,
-            costed,
+            costed: layout == Layout::Costed,
             epoch: AtomicU8::new(0),
             groups,
         }
