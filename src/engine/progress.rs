@@ -31,8 +31,8 @@ pub struct Progress {
 
 /// The chunks being worked on, by global index, and when each began. A
 /// chunk can take hours (one 26x26 deal under both rules took over three),
-/// and a progress line that gives no speed for an hour looks like
-/// a hung run; naming the chunks that outlast a line says where it is.
+/// and a progress line that gives no speed for an hour looks like a hung
+/// run; naming the chunks that outlast a line says where it is.
 type UnderWayChunks = Mutex<BTreeMap<u64, Instant>>;
 
 /// A chunk being worked on, from [`Progress::begin`] until dropped.

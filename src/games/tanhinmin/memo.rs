@@ -107,9 +107,9 @@ fn mix(key: u128) -> u64 {
 }
 
 /// How a [`BucketMemo`]'s buckets are laid out and evicted: one of its
-/// named constructors each. No table is both: costs need a slot a bucket
-/// that only a thread's own table has, and grouping reads the strongest
-/// cards where the shared table's variant keys hold them.
+/// named constructors each. No table is both: costs take a slot of each
+/// bucket, which only a thread's own table can spare, and grouping reads
+/// the strongest cards where the shared table's variant keys hold them.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Layout {
     /// [`BucketMemo::with_bytes`].
