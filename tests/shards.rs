@@ -1208,10 +1208,13 @@ fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
     assert!(out.join("checkpoint.jsonl").exists());
 }
 
-/// SIGTERM in the middle of one deal that runs for over an hour (the
-/// second 26x26 deal of seed 26 under 11-back, alone in its shard, on one
-/// thread) stops the run in seconds: the variant search polls the stop
-/// request and gives up, storing nothing from then on, and the chunk is
+/// SIGTERM in the middle of one deal that runs for hours (26x26 deal 954
+/// of seed 26 under both rules, alone in its shard, on one thread; it was
+/// still unproved after 8 hours of sittings of the committed run, while
+/// the 11-back deal this test used first now takes 3 to 5 s, so the stop
+/// sometimes came after it had finished) stops the run in seconds: the
+/// variant search polls the stop request and gives up, storing nothing
+/// from then on, and the chunk is
 /// abandoned (it is redone on resume). Before, a stop waited for the deal
 /// under way, so SIGTERM at a batch job's time limit was ignored until the
 /// scheduler killed the job.
@@ -1219,12 +1222,16 @@ fn sigterm_stops_within_a_long_chunk_and_stale_temp_files_go() {
 #[test]
 fn sigterm_stops_inside_one_long_deal() {
     let dir = scratch("long-deal");
-    let cfg = eleven_back_26(&dir, 1000);
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 26\ndeals = 1000\n[rules]\ncut = 6\nback = 9\n[hands]\nsizes = [[26, 26]]\n[solver]\nmemo_mb = 256\n",
+    );
     let out = dir.join("out");
     let child = start(
         &cfg,
         &out,
-        &["-j", "1", "--shards", "1000", "--shard-index", "1"],
+        &["-j", "1", "--shards", "1000", "--shard-index", "954"],
     );
     std::thread::sleep(Duration::from_millis(3000));
     let sent = std::time::Instant::now();
