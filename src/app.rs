@@ -308,17 +308,13 @@ fn run(args: &RunArgs) -> i32 {
         eprintln!("error: {e}");
         return exit::USAGE;
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = args.threads.map(usize::from).unwrap_or(cores);
-    // Results are the same for any count, so far more threads than cores
-    // only cost memory (a worker and its memo each) and start-up time.
-    let most = (cores * 8).max(64);
-    if threads > most {
-        eprintln!(
-            "error: --threads: {threads} is more than {most} ({cores} cores here); results are identical for any count"
-        );
-        return exit::USAGE;
-    }
+    let threads = match crate::engine::worker_threads(args.threads) {
+        Ok(n) => n,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return exit::USAGE;
+        }
+    };
     let shard = match shard_spec(args) {
         Ok(s) => s,
         Err(msg) => {

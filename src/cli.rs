@@ -113,7 +113,7 @@ pub struct PlanArgs {
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Worker threads the run will use [default: all cores].
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
     /// Seconds to spend timing a sample of the run on this machine; 0 skips the estimate.
     #[arg(long, value_name = "SECS", default_value_t = 4, value_parser = clap::value_parser!(u64).range(0..=600))]

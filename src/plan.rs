@@ -31,8 +31,13 @@ pub fn main(args: &PlanArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = args.threads.map_or(cores, usize::from);
+    let threads = match crate::engine::worker_threads(args.threads) {
+        Ok(n) => n,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return exit::USAGE;
+        }
+    };
     let entry = studies::find(&config.experiment.study).expect("checked by load_config");
     let outline = (entry.outline)(&config, threads);
     for note in &outline.notes {

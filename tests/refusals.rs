@@ -171,6 +171,41 @@ fn flags_past_what_the_machine_can_use_are_refused() {
         assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     }
     assert!(!out.exists());
+    // `runner plan` refuses the same counts as the run it plans, with the
+    // same line, and takes the counts the run takes.
+    for (threads, refused) in [("65535", true), ("2000", true), ("2", false)] {
+        let o = run(&[
+            "plan",
+            "--config",
+            quick,
+            "-j",
+            threads,
+            "--calibrate-secs",
+            "0",
+        ]);
+        let err = stderr(&o);
+        assert!(!err.contains("panicked"), "{err}");
+        if refused {
+            assert_eq!(o.status.code(), Some(2), "plan -j {threads}: {err}");
+            assert!(
+                err.starts_with("error: --threads: "),
+                "plan -j {threads}: {err}"
+            );
+            let run_err = stderr(&run(&[
+                "--config",
+                quick,
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+                "-j",
+                threads,
+            ]));
+            assert_eq!(err, run_err, "plan and run -j {threads}");
+        } else {
+            assert_eq!(o.status.code(), Some(0), "plan -j {threads}: {err}");
+        }
+    }
+    assert!(!out.exists());
     // A file that is not a config, such as an endless one, is refused by size.
     let o = run(&["--config", "/dev/zero"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -1166,7 +1166,7 @@ fn a_run_of_u64_max_deals_starts_and_stops_at_once() {
     assert!(lines >= 2, "no chunk checkpointed: {}", stderr(&o));
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("of 4503599627370496 chunks done"),
+        stderr(&o).contains("of 4,503,599,627,370,496 chunks done"),
         "{}",
         stderr(&o)
     );

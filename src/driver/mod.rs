@@ -114,7 +114,9 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             chunks_total,
         } => {
             eprintln!(
-                "interrupted: {chunks_done} of {chunks_total} chunks done and checkpointed in {}; rerun with --resume to finish",
+                "interrupted: {} of {} chunks done and checkpointed in {}; rerun with --resume to finish",
+                crate::export::grouped_digits(&chunks_done.to_string()),
+                crate::export::grouped_digits(&chunks_total.to_string()),
                 out.join(CHECKPOINT_FILE).display()
             );
             if ctx.keep_memo {

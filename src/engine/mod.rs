@@ -232,6 +232,24 @@ pub fn available_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// The worker threads a run uses: `requested`, or one per core. Results
+/// are the same for any count, so far more threads than cores only cost
+/// memory (a worker and its memo each) and start-up time; a count past
+/// eight per core (at least 64) is refused as a slip rather than honoured.
+/// `runner plan` and a run share this, so the plan never accepts a count
+/// the run would refuse.
+pub fn worker_threads(requested: Option<u16>) -> Result<usize, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = requested.map_or(cores, usize::from);
+    let most = (cores * 8).max(64);
+    if threads > most {
+        return Err(format!(
+            "--threads: {threads} is more than {most} ({cores} cores here); results are identical for any count"
+        ));
+    }
+    Ok(threads)
+}
+
 /// Options that change how a run executes but never what it computes.
 #[derive(Clone, Debug)]
 pub struct RunOptions {

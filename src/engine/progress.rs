@@ -104,6 +104,23 @@ fn progress_line(label: &str, already: u64, new: u64, total: u64, elapsed: Durat
     )
 }
 
+/// The terminal bar's template. Until a chunk of this sitting has ended
+/// (`timed` false) indicatif's speed and eta would read "0/s" and "0s",
+/// so the bar says when they will come instead, as [`progress_line`] does.
+fn bar_template(timed: bool) -> &'static str {
+    if timed {
+        "{prefix} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}{msg}"
+    } else {
+        "{prefix} [{bar:30}] {human_pos}/{human_len} speed and eta once a chunk of this sitting ends{msg}"
+    }
+}
+
+fn bar_style(timed: bool) -> ProgressStyle {
+    ProgressStyle::with_template(bar_template(timed))
+        .expect("valid template")
+        .progress_chars("=> ")
+}
+
 /// [`under_way_text`] for the chunks in `chunks` now.
 fn long_chunks_now(chunks: &UnderWayChunks, over: Duration) -> String {
     let now = Instant::now();
@@ -141,13 +158,7 @@ impl Progress {
             // indicatif's estimator would take a restored position for
             // speed; the bar covers only the work left, and says so.
             let bar = ProgressBar::new(total.saturating_sub(already));
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{prefix} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}{msg}",
-                )
-                .expect("valid template")
-                .progress_chars("=> "),
-            );
+            bar.set_style(bar_style(false));
             bar.set_prefix(match already {
                 0 => label.to_string(),
                 _ => format!(
@@ -205,8 +216,11 @@ impl Progress {
 
     /// Counts `n` more items done.
     pub fn add(&self, n: u64) {
-        self.done.fetch_add(n, Ordering::Relaxed);
+        let before = self.done.fetch_add(n, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
+            if before == 0 && n > 0 {
+                bar.set_style(bar_style(true));
+            }
             bar.inc(n);
         }
     }
@@ -260,6 +274,16 @@ mod tests {
             "{line}"
         );
         assert!(line.ends_with("/s, eta 3h 53m"), "{line}");
+    }
+
+    #[test]
+    fn the_bar_gives_no_speed_before_a_chunk_of_this_sitting_ends() {
+        let untimed = bar_template(false);
+        assert!(!untimed.contains("per_sec") && !untimed.contains("{eta}"));
+        assert!(untimed.contains("speed and eta once a chunk of this sitting ends"));
+        assert!(bar_template(true).contains("{per_sec} eta {eta}"));
+        // Both parse (a bad template would panic at the first chunk's end).
+        let _ = (bar_style(false), bar_style(true));
     }
 
     #[test]
