@@ -1273,10 +1273,15 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     let cfg = eleven_back_26(&dir, 1000);
     let flags = ["-j", "1", "--shards", "1000", "--shard-index", "0"];
     let whole = dir.join("whole");
+    let began = std::time::Instant::now();
     single(&cfg, &whole, &flags);
+    // Stopped halfway through the deal by the clock of its whole run, so
+    // the stop still lands inside it when the search gets faster (the deal
+    // took about 4 s on 2026-12-03).
+    let halfway = began.elapsed() / 2;
     let out = dir.join("out");
     let child = start(&cfg, &out, &[&flags[..], &["--keep-memo"]].concat());
-    std::thread::sleep(Duration::from_millis(2000));
+    std::thread::sleep(halfway);
     let o = stopped(child, "TERM");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("0 of 1 chunks done"), "{}", stderr(&o));
@@ -1336,7 +1341,7 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     // interrupted, with a line saying so.
     let blocked = dir.join("blocked");
     let child = start(&cfg, &blocked, &[&flags[..], &["--keep-memo"]].concat());
-    std::thread::sleep(Duration::from_millis(1000));
+    std::thread::sleep(halfway / 2);
     std::fs::create_dir_all(blocked.join("memo.bin")).unwrap();
     let o = stopped(child, "TERM");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
