@@ -10,7 +10,7 @@ use crate::driver::{
 };
 use crate::engine;
 use crate::exit;
-use crate::export::{duration_text, size_text, threads_text};
+use crate::export::{duration_text, grouped, size_text, threads_text};
 use crate::studies::{self, load_config};
 use crate::study::Outline;
 use std::path::Path;
@@ -127,8 +127,8 @@ fn print_checkpoint(config: &Config, config_path: &Path, outline: &Outline, out:
             };
             println!(
                 "checkpoint: {} of {} chunks{whose} done in {}; add{flags} --resume to continue the run (without it the run is refused)",
-                grouped(found.chunks_done.into()),
-                grouped(of_shard.into()),
+                grouped(found.chunks_done),
+                grouped(of_shard),
                 out.join(CHECKPOINT_FILE).display()
             );
             println!(
@@ -168,8 +168,8 @@ fn print_cells(outline: &Outline) {
         println!(
             "{:<width$}  {:>26}  {:>14}",
             c.label,
-            grouped(c.items.into()),
-            grouped(n.into())
+            grouped(c.items),
+            grouped(n)
         );
     }
     if outline.cells.len() > 1 {
@@ -187,8 +187,8 @@ fn print_estimate(c: &Calibration, threads: usize) {
         "time: about {} on {} here (timed {} of {} chunks in {:.2} s; build {:.2} s); the VM varies by 25% or more",
         duration_text(c.estimate()),
         threads_text(threads),
-        grouped(c.chunks_run.into()),
-        grouped(c.chunks_total.into()),
+        grouped(c.chunks_run),
+        grouped(c.chunks_total),
         c.seconds,
         c.build_seconds
     );
@@ -212,22 +212,4 @@ fn print_cluster(args: &PlanArgs, c: &Calibration, memory: u64, threads: usize) 
         limit_mins / 60,
         limit_mins % 60
     );
-}
-
-/// 1234567 as "1,234,567".
-fn grouped(n: u128) -> String {
-    crate::export::grouped_digits(&n.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_are_grouped_by_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(28_905_388), "28,905,388");
-    }
 }

@@ -115,8 +115,8 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         } => {
             eprintln!(
                 "interrupted: {} of {} chunks done and checkpointed in {}; rerun with --resume to finish",
-                crate::export::grouped_digits(&chunks_done.to_string()),
-                crate::export::grouped_digits(&chunks_total.to_string()),
+                crate::export::grouped(chunks_done as u64),
+                crate::export::grouped(chunks_total as u64),
                 out.join(CHECKPOINT_FILE).display()
             );
             if ctx.keep_memo {

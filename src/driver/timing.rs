@@ -189,7 +189,7 @@ pub(super) fn warn_if_long<S: Study>(
     // rather than stay silent until it ends.
     // Saying how many chunks there are lets a user who wrote a run far too
     // big for a machine (an exhaustive 26x26, say) see it at once.
-    let chunks = crate::export::grouped_digits(&shard.chunks_of(plan).to_string());
+    let chunks = crate::export::grouped(shard.chunks_of(plan));
     let slow = Deadline::start(SLOW_SAMPLE_NOTE_AFTER, move || {
         eprintln!(
             "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while, and the run has {chunks} of them (the sample's are checkpointed and count toward the run; Ctrl-C stops it; `runner plan` sizes a run without starting it)"

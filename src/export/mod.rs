@@ -136,6 +136,11 @@ pub fn grouped_digits(digits: &str) -> String {
     out
 }
 
+/// A count, 1234567 as "1,234,567" ([`grouped_digits`] of its decimal).
+pub fn grouped(n: impl Into<u128>) -> String {
+    grouped_digits(&n.into().to_string())
+}
+
 /// A CSV table built in memory, then written atomically.
 pub struct Table {
     writer: csv::Writer<Vec<u8>>,
@@ -187,6 +192,15 @@ mod tests {
         assert_eq!(grouped_digits("999"), "999");
         assert_eq!(grouped_digits("1/2"), "1/2");
         assert_eq!(grouped_digits(""), "");
+    }
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        assert_eq!(grouped(0u64), "0");
+        assert_eq!(grouped(999u64), "999");
+        assert_eq!(grouped(1000u64), "1,000");
+        assert_eq!(grouped(28_905_388u64), "28,905,388");
+        assert_eq!(grouped(u128::MAX), grouped_digits(&u128::MAX.to_string()));
     }
 
     #[test]
