@@ -340,6 +340,7 @@ fn run(args: &RunArgs) -> i32 {
         resume: args.resume,
         fresh: args.fresh,
         keep_memo: args.keep_memo,
+        recheck: args.recheck.unwrap_or(0),
         json: args.json,
         stop,
         threads,

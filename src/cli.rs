@@ -276,6 +276,9 @@ pub struct RunArgs {
     /// On a stop, also write the solver's memo (up to [solver] memo_mb) beside the checkpoint, so that --resume carries on the deals under way instead of starting them over: for deals longer than a sitting. Variant studies only.
     #[arg(long)]
     pub keep_memo: bool,
+    /// With --resume: first solve N of the checkpoint's chunks again, picked at random, and refuse the checkpoint (exit 2) if any comes out differently: catches a record edited with its checksum recomputed, or one written by a build whose results differ.
+    #[arg(long, value_name = "N", requires = "resume", value_parser = clap::value_parser!(u64).range(1..))]
+    pub recheck: Option<u64>,
     /// Print the end of the run as one JSON object on stdout (study, check, outputs, summary).
     #[arg(long)]
     pub json: bool,

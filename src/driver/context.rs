@@ -37,6 +37,9 @@ pub struct RunContext {
     /// On a stop, also write the study's memo beside the checkpoint
     /// ([`MEMO_FILE`]), which a resume reads back.
     pub keep_memo: bool,
+    /// On a resume, how many journalled chunks to solve again and compare
+    /// with their records before trusting the checkpoint; 0 for none.
+    pub recheck: u64,
     /// Set by SIGINT/SIGTERM: start no new chunk, checkpoint, and exit.
     pub stop: Arc<AtomicBool>,
     /// Where the run is ([`Phase`]), so a signal handler knows whether
@@ -72,6 +75,7 @@ impl RunContext {
             resume: false,
             fresh: false,
             keep_memo: false,
+            recheck: 0,
             json: false,
             stop: Arc::new(AtomicBool::new(false)),
             phase: Arc::new(AtomicU8::new(Phase::PREPARING)),

@@ -63,6 +63,50 @@ pub fn checkpoint_progress(
     Ok(done.map(|chunks_done| CheckpointProgress { chunks_done, shard }))
 }
 
+/// Solves `ctx.recheck` of the chunks `journal` read back again, picked
+/// at random, and refuses the checkpoint if one differs from its record
+/// ([`engine::recheck`]); says which it solved, even when quiet: the user
+/// asked for the check, and its line is its verdict. False if a
+/// stop came first. With a kept memo read back, the chunks are solved with
+/// its help, as the run's own would be.
+fn recheck_checkpoint<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    shard: engine::Shard,
+    journal: &Journal<S::Counts>,
+    opts: &engine::RunOptions,
+    ctx: &RunContext,
+) -> anyhow::Result<bool> {
+    let seed = engine::recheck::unforeseeable_seed();
+    let picks = engine::recheck::pick(journal.done_chunks(), ctx.recheck, seed);
+    if picks.is_empty() {
+        eprintln!("--recheck: the checkpoint holds no finished chunk; nothing to solve again");
+        return Ok(true);
+    }
+    let started = std::time::Instant::now();
+    let found = engine::recheck::recheck(
+        study,
+        plan,
+        shard,
+        journal.finished(),
+        &picks,
+        opts,
+        &ctx.stop,
+    )?;
+    let engine::recheck::Rechecked::Identical(chunks) = found else {
+        return Ok(false);
+    };
+    let named: Vec<String> = chunks.iter().map(|c| c.to_string()).collect();
+    eprintln!(
+        "rechecked {} of the checkpoint's {} chunks ({}): each came out as recorded ({:.1} s)",
+        chunks.len(),
+        crate::export::grouped(journal.done_count()),
+        named.join(", "),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(true)
+}
+
 /// Runs (a shard of) study `S` from `config`: plans the chunks, resumes from the journal, runs the rest, and writes the tables (one shard) or `partial.json` (many), then the manifest.
 pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOutcome> {
     let started = Started::now();
@@ -104,6 +148,13 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         progress: ctx.progress,
     };
     ctx.phase.store(Phase::RUNNING, Ordering::SeqCst);
+    if ctx.recheck > 0 && !recheck_checkpoint(&study, &plan, shard, &journal, &opts, ctx)? {
+        eprintln!(
+            "interrupted during the recheck; {} is as it was; rerun with --resume",
+            out.join(CHECKPOINT_FILE).display()
+        );
+        return Ok(RunOutcome::Interrupted);
+    }
     let ahead = warn_if_long(&study, &plan, shard, &mut journal, ctx)?;
     let outcome = engine::run_after(&study, &plan, shard, &opts, &mut journal, ahead, &ctx.stop)?;
     ctx.phase.store(Phase::WRITING, Ordering::SeqCst);

@@ -8,6 +8,7 @@
 pub mod journal;
 pub mod memo_file;
 pub mod progress;
+pub mod recheck;
 
 use journal::{Finished, Journal};
 use progress::Progress;
@@ -85,6 +86,22 @@ pub trait Workload: Sync {
         let _ = (cell, items, counts);
         Ok(())
     }
+    /// Whether `rerun`, a journalled chunk solved again (`--recheck`), is
+    /// what its record `recorded` says. By default the two must serialise
+    /// alike; a study whose older records lack a count it now keeps (read
+    /// back as its default) says here how to compare them.
+    fn same_counts(&self, recorded: &Self::Counts, rerun: &Self::Counts) -> bool {
+        same_serialisation(recorded, rerun)
+    }
+}
+
+/// Whether two counts serialise alike: what the checkpoint holds of them,
+/// the default of [`Workload::same_counts`].
+pub fn same_serialisation<C: Serialize>(recorded: &C, rerun: &C) -> bool {
+    matches!(
+        (serde_json::to_value(recorded), serde_json::to_value(rerun)),
+        (Ok(a), Ok(b)) if a == b
+    )
 }
 
 /// Every chunk of a workload, cell by cell, computed from the chunk index
@@ -474,14 +491,7 @@ fn run_chunks<S: Workload>(
     chunks: Chunks<'_, S::Counts>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Outcome<S::Counts>> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads)
-        .build()?;
-    // One worker per pool thread, found by the thread's index: rayon's
-    // map_init would make fresh workers per job split and lose their memos.
-    let workers: Vec<Mutex<S::Worker>> = (0..opts.threads)
-        .map(|_| Mutex::new(study.new_worker()))
-        .collect();
+    let (pool, workers) = pool_and_workers(study, opts.threads)?;
     let cells = plan.cells();
     let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
     // Done ahead: counted from memory (in a run), or skipped (ahead of it).
@@ -565,19 +575,7 @@ fn run_chunks<S: Workload>(
                     }
                     let chunk = &plan.chunk(cell, global);
                     let _under_way = progress.begin(global);
-                    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
-                    let mut counts = S::Counts::default();
-                    {
-                        let mut worker = workers[slot].lock().expect("worker poisoned");
-                        // A stop request abandons the chunk between instances
-                        // (it is redone on resume), so a long chunk does not
-                        // hold up a stop.
-                        study.for_each_instance(chunk, |inst| {
-                            if !stop.load(Ordering::Relaxed) {
-                                study.evaluate(&mut worker, inst, &mut counts)
-                            }
-                        });
-                    }
+                    let counts = solve_chunk(study, &workers, chunk, stop);
                     if stop.load(Ordering::Relaxed) {
                         return Err(Halt::Stopped);
                     }
@@ -654,6 +652,43 @@ enum Halt {
     Stopped,
     /// Writing the journal failed.
     Failed(anyhow::Error),
+}
+
+/// A pool of `threads` threads and one worker for each, found by the
+/// thread's index: rayon's map_init would make fresh workers per job split
+/// and lose their memos.
+fn pool_and_workers<S: Workload>(
+    study: &S,
+    threads: usize,
+) -> anyhow::Result<(rayon::ThreadPool, Vec<Mutex<S::Worker>>)> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let workers = (0..threads)
+        .map(|_| Mutex::new(study.new_worker()))
+        .collect();
+    Ok((pool, workers))
+}
+
+/// Evaluates `chunk`'s instances, called on a thread of the pool whose
+/// workers are `workers`. A stop request abandons the chunk between
+/// instances (it is redone on resume), so a long chunk does not hold up a
+/// stop; the caller checks `stop` before trusting the counts.
+fn solve_chunk<S: Workload>(
+    study: &S,
+    workers: &[Mutex<S::Worker>],
+    chunk: &Chunk,
+    stop: &AtomicBool,
+) -> S::Counts {
+    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+    let mut counts = S::Counts::default();
+    let mut worker = workers[slot].lock().expect("worker poisoned");
+    study.for_each_instance(chunk, |inst| {
+        if !stop.load(Ordering::Relaxed) {
+            study.evaluate(&mut worker, inst, &mut counts)
+        }
+    });
+    counts
 }
 
 fn into_workers<W>(workers: Vec<Mutex<W>>) -> Vec<W> {

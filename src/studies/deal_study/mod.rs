@@ -332,6 +332,10 @@ pub trait DealStudy: Sync {
         let _ = (items, deals, counts);
         Ok(())
     }
+    /// See [`Workload::same_counts`].
+    fn same_counts(&self, recorded: &Self::Counts, rerun: &Self::Counts) -> bool {
+        crate::engine::same_serialisation(recorded, rerun)
+    }
 }
 
 impl<T: DealStudy> Workload for T {
@@ -374,6 +378,10 @@ impl<T: DealStudy> Workload for T {
     fn check_counts(&self, cell: usize, items: u64, counts: &T::Counts) -> Result<(), String> {
         let deals = self.source().deals_of_items(cell, items);
         DealStudy::check_counts(self, items, &deals, counts)
+    }
+
+    fn same_counts(&self, recorded: &T::Counts, rerun: &T::Counts) -> bool {
+        DealStudy::same_counts(self, recorded, rerun)
     }
 }
 

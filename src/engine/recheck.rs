@@ -1,0 +1,145 @@
+//! Solving a few journalled chunks again before a resume trusts the rest
+//! (`--recheck N`).
+//!
+//! A checkpoint's checksums catch a cut or garbled line, and a study's
+//! count checks catch counts no chunk could have. Neither can tell a
+//! plausible count, edited with its checksum recomputed, from a true one;
+//! nor a chunk recorded by a build whose results differ from this one's,
+//! since the fingerprint names the crate's version, not its commit. Solving
+//! a few chunks again, picked at random where an editor cannot foresee
+//! them, and comparing them record for record, can.
+
+use super::journal::Finished;
+use super::{Plan, RunOptions, Shard, Workload, into_workers, pool_and_workers, solve_chunk};
+use crate::random::{chunk_rng, uniform_below};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// How a recheck ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Rechecked {
+    /// Every chunk picked came out as its record says; the chunks, sorted.
+    Identical(Vec<u64>),
+    /// A stop was requested before every chunk picked was solved again.
+    Stopped,
+}
+
+/// Up to `wanted` distinct chunks of `done`, picked at random from
+/// `entropy` (a partial Fisher–Yates shuffle), sorted.
+pub fn pick(done: &[u64], wanted: u64, entropy: u64) -> Vec<u64> {
+    let mut pool = done.to_vec();
+    pool.sort_unstable();
+    pool.dedup();
+    let take = pool
+        .len()
+        .min(usize::try_from(wanted).unwrap_or(usize::MAX));
+    let mut rng = chunk_rng(entropy, 0);
+    for i in 0..take {
+        let j = i + uniform_below(&mut rng, (pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+    }
+    pool.truncate(take);
+    pool.sort_unstable();
+    pool
+}
+
+/// A seed no one can foresee: the standard library seeds each
+/// `RandomState` from the operating system's randomness.
+pub fn unforeseeable_seed() -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(0u8)
+}
+
+/// Solves `picks`, chunks `finished` holds, again on fresh workers (handed
+/// to [`Workload::retire`] after, as any round's are) and compares each
+/// with its record by [`Workload::same_counts`]. A chunk that differs is
+/// refused, naming the checkpoint and the chunk: the rest of that file
+/// cannot be trusted either.
+pub fn recheck<S: Workload>(
+    study: &S,
+    plan: &Plan,
+    shard: Shard,
+    finished: &Finished<S::Counts>,
+    picks: &[u64],
+    opts: &RunOptions,
+    stop: &AtomicBool,
+) -> anyhow::Result<Rechecked> {
+    let cells = plan.cells();
+    let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
+    let mut recorded: HashMap<u64, S::Counts> = HashMap::new();
+    finished.replay(|global, counts| {
+        if picks.binary_search(&global).is_ok() {
+            recorded.insert(global, counts);
+        }
+        Ok(())
+    })?;
+    let path = finished.path().display();
+    let mut chunks = Vec::with_capacity(picks.len());
+    for &global in picks {
+        let cell = cell_of(global)
+            .filter(|_| global % shard.count == shard.index && recorded.contains_key(&global))
+            .ok_or_else(|| {
+                anyhow::anyhow!("chunk {global} is not a recorded chunk of {path} (a bug)")
+            })?;
+        chunks.push(plan.chunk(cell, global));
+    }
+    let (pool, workers) = pool_and_workers(study, opts.threads)?;
+    let rerun = Mutex::new(Vec::with_capacity(chunks.len()));
+    pool.install(|| {
+        chunks.par_iter().with_max_len(1).for_each(|chunk| {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let counts = solve_chunk(study, &workers, chunk, stop);
+            if !stop.load(Ordering::Relaxed) {
+                rerun
+                    .lock()
+                    .expect("list poisoned")
+                    .push((chunk.global, counts));
+            }
+        })
+    });
+    study.retire(into_workers(workers));
+    let mut differing: Vec<u64> = rerun
+        .into_inner()
+        .expect("list poisoned")
+        .into_iter()
+        .filter(|(global, counts)| !study.same_counts(&recorded[global], counts))
+        .map(|(global, _)| global)
+        .collect();
+    differing.sort_unstable();
+    if let Some(first) = differing.first() {
+        return Err(crate::error::refuse(format!(
+            "{path}: chunk {first} came out differently when solved again ({} of {} rechecked chunks did); the checkpoint was edited, or written by a build whose results differ from this one's; start over with --fresh",
+            differing.len(),
+            picks.len()
+        )));
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Ok(Rechecked::Stopped);
+    }
+    Ok(Rechecked::Identical(picks.to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick;
+
+    #[test]
+    fn picks_are_distinct_chunks_of_the_checkpoint_and_vary_with_the_seed() {
+        let done: Vec<u64> = (0..50).map(|k| k * 3 + 1).collect();
+        let a = pick(&done, 5, 1);
+        assert_eq!(a.len(), 5);
+        assert!(a.windows(2).all(|w| w[0] < w[1]), "{a:?}");
+        assert!(a.iter().all(|c| done.contains(c)), "{a:?}");
+        let seen: std::collections::HashSet<Vec<u64>> =
+            (0..20).map(|seed| pick(&done, 5, seed)).collect();
+        assert!(seen.len() > 15, "20 seeds gave {} picks", seen.len());
+        assert_eq!(pick(&done, 500, 7), done, "more wanted than done: all");
+        assert_eq!(pick(&[4, 4, 2], 9, 0), vec![2, 4]);
+        assert!(pick(&[], 3, 0).is_empty());
+        assert!(pick(&done, 0, 0).is_empty());
+    }
+}
