@@ -237,6 +237,9 @@ pub struct SlurmArgs {
     /// Run the tasks with --keep-memo, and have SLURM signal each 5 minutes before its time limit (--signal=B:TERM@300) so that it can write its memo: for variant deals longer than one task's time.
     #[arg(long)]
     pub keep_memo: bool,
+    /// Run the tasks with --recheck N: a task that resumes a checkpoint first solves N of its chunks again and stops (exit 2) if one differs from its record.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub recheck: Option<u64>,
 }
 
 /// Most shards a run may be cut into: far more than any cluster runs as

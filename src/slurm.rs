@@ -87,14 +87,17 @@ pub fn render(
     // it the signal; a stop then has the lead to write the memo (14.8 GiB
     // took 33 s on the project VM) before the scheduler's SIGKILL at the
     // limit.
-    let (signal, keep_memo) = if args.keep_memo {
+    let (signal, mut run_flags) = if args.keep_memo {
         (
             format!("#SBATCH --signal=B:TERM@{MEMO_SIGNAL_LEAD_SECS}"),
-            " --keep-memo",
+            " --keep-memo".to_string(),
         )
     } else {
-        (String::new(), "")
+        (String::new(), String::new())
     };
+    if let Some(n) = args.recheck {
+        run_flags.push_str(&format!(" --recheck {n}"));
+    }
     // A path that is not UTF-8 would be written with replacement
     // characters, naming a file that does not exist on the cluster.
     let text = |what: &str, p: &Path| {
@@ -147,7 +150,7 @@ pub fn render(
             .replace("{{LOGS}}", &logs_s)
             .replace("{{SIGNAL}}", &signal)
             .replace("{{EXTRA}}", &extra)
-            .replace("{{KEEP_MEMO}}", keep_memo)
+            .replace("{{RUN_FLAGS}}", &run_flags)
             .replace("{{WORKDIR}}", &workdir_s)
             .replace("{{RUNNER}}", &runner_s)
             .replace("{{CONFIG}}", &config_s)

@@ -765,6 +765,24 @@ fn slurm_scripts_are_written_for_a_config() {
     let array = std::fs::read_to_string(dir.join("v/array.sbatch")).unwrap();
     assert!(array.contains("--resume --keep-memo"), "{array}");
     assert!(array.contains("#SBATCH --signal=B:TERM@300"), "{array}");
+    assert!(!array.contains("--keep-memo --recheck"), "{array}");
+    ok(&run(&[
+        "slurm",
+        "--config",
+        variant.to_str().unwrap(),
+        "--shards",
+        "5",
+        "--keep-memo",
+        "--recheck",
+        "3",
+        "--dir",
+        dir.join("r").to_str().unwrap(),
+    ]));
+    let rechecked = std::fs::read_to_string(dir.join("r/array.sbatch")).unwrap();
+    assert!(
+        rechecked.contains("--resume --keep-memo --recheck 3\n"),
+        "{rechecked}"
+    );
     let check = Command::new("bash")
         .arg("-n")
         .arg(dir.join("v/array.sbatch"))
