@@ -1225,7 +1225,7 @@ fn a_recheck_catches_a_forged_record_that_every_count_check_passes() {
     ));
     ok(&o);
     assert!(
-        stderr(&o).contains("rechecked 2 of the checkpoint's"),
+        stderr(&o).contains("--recheck: each of the 2 came out as recorded"),
         "{}",
         stderr(&o)
     );
@@ -1312,7 +1312,7 @@ fn a_recheck_passes_variant_records_from_before_the_plain_theorem_check() {
     ));
     ok(&o);
     assert!(
-        stderr(&o).contains("rechecked 2 of the checkpoint's"),
+        stderr(&o).contains("--recheck: each of the 2 came out as recorded"),
         "{}",
         stderr(&o)
     );

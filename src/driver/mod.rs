@@ -83,6 +83,16 @@ fn recheck_checkpoint<S: Study>(
         eprintln!("--recheck: the checkpoint holds no finished chunk; nothing to solve again");
         return Ok(true);
     }
+    let mut named: Vec<String> = picks.iter().take(10).map(|c| c.to_string()).collect();
+    if picks.len() > named.len() {
+        named.push(format!("and {} more", picks.len() - named.len()));
+    }
+    eprintln!(
+        "--recheck: solving {} of the checkpoint's {} chunks again ({})",
+        picks.len(),
+        crate::export::grouped(journal.done_count()),
+        named.join(", ")
+    );
     let started = std::time::Instant::now();
     let found = engine::recheck::recheck(
         study,
@@ -93,15 +103,12 @@ fn recheck_checkpoint<S: Study>(
         opts,
         &ctx.stop,
     )?;
-    let engine::recheck::Rechecked::Identical(chunks) = found else {
+    if found == engine::recheck::Rechecked::Stopped {
         return Ok(false);
-    };
-    let named: Vec<String> = chunks.iter().map(|c| c.to_string()).collect();
+    }
     eprintln!(
-        "rechecked {} of the checkpoint's {} chunks ({}): each came out as recorded ({:.1} s)",
-        chunks.len(),
-        crate::export::grouped(journal.done_count()),
-        named.join(", "),
+        "--recheck: each of the {} came out as recorded ({:.1} s)",
+        picks.len(),
         started.elapsed().as_secs_f64()
     );
     Ok(true)
