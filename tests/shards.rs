@@ -1188,6 +1188,22 @@ fn counts_copied(checkpoint: &str, from: usize, into: usize) -> String {
     lines.join("\n") + "\n"
 }
 
+/// Asserts that `o`, a resume with `--recheck`, passed with `chunks` chunks solved again.
+fn passed_recheck_of(o: &Output, chunks: u32) {
+    ok(o);
+    let said = format!("--recheck: each of the {chunks} came out as recorded");
+    assert!(stderr(o).contains(&said), "{}", stderr(o));
+}
+
+/// Resumes the run of `cfg` in `out` on two threads with `--recheck n`.
+fn resumed_with_recheck(cfg: &Path, out: &Path, n: &str) -> Output {
+    run(&run_args(
+        cfg,
+        out,
+        &["--resume", "--recheck", n, "-j", "2"],
+    ))
+}
+
 /// `--recheck N` solves N of a checkpoint's chunks again before the resume
 /// trusts it. A record given another real chunk's counts, sealed again,
 /// passes every other check: resumed without a recheck it finishes with a
@@ -1218,17 +1234,8 @@ fn a_recheck_catches_a_forged_record_that_every_count_check_passes() {
 
     let honest_dir = dir.join("honest");
     copy_dir(&stopped, &honest_dir);
-    let o = run(&run_args(
-        &cfg,
-        &honest_dir,
-        &["--resume", "--recheck", "2", "-j", "2"],
-    ));
-    ok(&o);
-    assert!(
-        stderr(&o).contains("--recheck: each of the 2 came out as recorded"),
-        "{}",
-        stderr(&o)
-    );
+    let o = resumed_with_recheck(&cfg, &honest_dir, "2");
+    passed_recheck_of(&o, 2);
     assert_eq!(tables(&honest_dir), tables(&whole));
 
     let unchecked = dir.join("unchecked");
@@ -1244,11 +1251,7 @@ fn a_recheck_catches_a_forged_record_that_every_count_check_passes() {
     let rechecked = dir.join("rechecked");
     copy_dir(&stopped, &rechecked);
     std::fs::write(rechecked.join("checkpoint.jsonl"), &forged).unwrap();
-    let o = run(&run_args(
-        &cfg,
-        &rechecked,
-        &["--resume", "--recheck", "1000", "-j", "2"],
-    ));
+    let o = resumed_with_recheck(&cfg, &rechecked, "1000");
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     let chunk_of = |line: &str| {
@@ -1305,17 +1308,8 @@ fn a_recheck_passes_variant_records_from_before_the_plain_theorem_check() {
     std::fs::write(&journal, &legacy).unwrap();
     let forged_dir = dir.join("forged");
     copy_dir(&stopped, &forged_dir);
-    let o = run(&run_args(
-        &cfg,
-        &stopped,
-        &["--resume", "--recheck", "1000", "-j", "2"],
-    ));
-    ok(&o);
-    assert!(
-        stderr(&o).contains("--recheck: each of the 2 came out as recorded"),
-        "{}",
-        stderr(&o)
-    );
+    let o = resumed_with_recheck(&cfg, &stopped, "1000");
+    passed_recheck_of(&o, 2);
     assert_eq!(
         std::fs::read(stopped.join("stats.csv")).unwrap(),
         std::fs::read(whole.join("stats.csv")).unwrap()
@@ -1326,11 +1320,7 @@ fn a_recheck_passes_variant_records_from_before_the_plain_theorem_check() {
         counts_copied(&legacy, 2, 1),
     )
     .unwrap();
-    let o = run(&run_args(
-        &cfg,
-        &forged_dir,
-        &["--resume", "--recheck", "1000", "-j", "2"],
-    ));
+    let o = resumed_with_recheck(&cfg, &forged_dir, "1000");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("came out differently"),
