@@ -1278,6 +1278,55 @@ fn a_recheck_catches_a_forged_record_that_every_count_check_passes() {
     assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
 }
 
+/// A stop during the recheck (whose chunks can take as long as any) is an
+/// interrupted run like any other: exit 4 within seconds, saying so, with
+/// the checkpoint left as it was. Chunk 1 of the 11-back 26x26 config
+/// takes over an hour; its record here is chunk 0's counts, so the stop
+/// comes long before the recheck could find it forged.
+#[cfg(unix)]
+#[test]
+fn a_stop_during_the_recheck_leaves_the_checkpoint_as_it_was() {
+    let dir = scratch("recheck-stop");
+    let cfg = eleven_back_26(&dir, 2);
+    let out = dir.join("out");
+    let journal = stopped_after_chunks(&cfg, &out, 1);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let first = text.lines().nth(1).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines.push(resealed(first, |v| v["chunk"] = serde_json::json!(1)));
+    let checkpoint = lines.join("\n") + "\n";
+    std::fs::write(&journal, &checkpoint).unwrap();
+    // Stderr goes to a file, read as it grows: a pipe closed after the
+    // line wanted would end the run by SIGPIPE at its next line.
+    let said = dir.join("stderr.txt");
+    let child = Running::start(
+        runner()
+            .args(run_args(
+                &cfg,
+                &out,
+                &["--resume", "--recheck", "2", "-j", "1"],
+            ))
+            .stderr(std::fs::File::create(&said).unwrap()),
+    );
+    let solving = "--recheck: solving 2 of the checkpoint's 2 chunks again (0, 1)";
+    for _ in 0..1200 {
+        if std::fs::read_to_string(&said).unwrap().contains(solving) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        std::fs::read_to_string(&said).unwrap().contains(solving),
+        "{}",
+        std::fs::read_to_string(&said).unwrap()
+    );
+    let o = stopped(child, "TERM");
+    let err = std::fs::read_to_string(&said).unwrap();
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("interrupted during the recheck"), "{err}");
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), checkpoint);
+}
+
 /// Variant chunks recorded before the plain minimax was checked against
 /// the theorem (the first 300-odd of the committed both-rules 26x26
 /// checkpoint) lack that check's counts. Solved again they are compared
