@@ -1273,6 +1273,25 @@ fn a_recheck_catches_a_forged_record_that_every_count_check_passes() {
     );
     assert!(!rechecked.join("stats.csv").exists());
 
+    // A record of a chunk outside the run, sealed again, is refused as a
+    // resume refuses it, not taken for a bug of the recheck.
+    let mut outside: Vec<String> = honest.lines().map(str::to_owned).collect();
+    outside[1] = resealed(&outside[1], |v| {
+        v["chunk"] = serde_json::json!(1_000_000_000)
+    });
+    std::fs::write(
+        rechecked.join("checkpoint.jsonl"),
+        outside.join("\n") + "\n",
+    )
+    .unwrap();
+    let o = resumed_with_recheck(&cfg, &rechecked, "1000");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("chunk 1000000000 is not a chunk of this run's shard"),
+        "{}",
+        stderr(&o)
+    );
+
     let o = run(&run_args(&cfg, &rechecked, &["--recheck", "2"]));
     assert_eq!(o.status.code(), Some(2), "--recheck without --resume");
     assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));

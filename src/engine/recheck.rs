@@ -52,7 +52,7 @@ pub fn unforeseeable_seed() -> u64 {
     std::collections::hash_map::RandomState::new().hash_one(0u8)
 }
 
-/// Solves `picks`, chunks `finished` holds, again on fresh workers (handed
+/// Solves `picks` (sorted), chunks `finished` holds, again on fresh workers (handed
 /// to [`Workload::retire`] after, as any round's are) and compares each
 /// with its record by [`Workload::same_counts`]. A chunk that differs is
 /// refused, naming the checkpoint and the chunk: the rest of that file
@@ -78,11 +78,18 @@ pub fn recheck<S: Workload>(
     let path = finished.path().display();
     let mut chunks = Vec::with_capacity(picks.len());
     for &global in picks {
+        // As a resume's count of the records would refuse it, after this.
         let cell = cell_of(global)
-            .filter(|_| global % shard.count == shard.index && recorded.contains_key(&global))
+            .filter(|_| global % shard.count == shard.index)
             .ok_or_else(|| {
-                anyhow::anyhow!("chunk {global} is not a recorded chunk of {path} (a bug)")
+                crate::error::refuse(format!(
+                    "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"
+                ))
             })?;
+        anyhow::ensure!(
+            recorded.contains_key(&global),
+            "chunk {global} is not a recorded chunk of {path} (a bug)"
+        );
         chunks.push(plan.chunk(cell, global));
     }
     let (pool, workers) = pool_and_workers(study, opts.threads)?;
