@@ -1297,6 +1297,85 @@ fn a_recheck_catches_a_forged_record_that_every_count_check_passes() {
     assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
 }
 
+/// A recheck passed in one sitting is journalled with the checkpoint, so
+/// the manifest of the sitting that finishes the run, and an interim's,
+/// name it: which chunks were solved again, of how many, and by which
+/// build. The line changes no count: the run still ends with the single
+/// run's tables.
+#[cfg(unix)]
+#[test]
+fn an_earlier_sittings_recheck_reaches_the_manifest() {
+    let dir = scratch("recheck-manifest");
+    let cfg = write_config(&dir, "c.toml", SLOW);
+    let whole = dir.join("whole");
+    single(&cfg, &whole, &["-j", "2"]);
+    let out = dir.join("out");
+    let journal = stopped_after_chunks(&cfg, &out, 3);
+    // The stop can come a chunk or two after the third.
+    let done = std::fs::read_to_string(&journal).unwrap().lines().count() - 1;
+    // Past the recheck's line and one new chunk.
+    let resume = ["--resume", "--recheck", "2", "-j", "1"];
+    let (child, _) = started_until_chunks(&cfg, &out, &resume, done + 2);
+    let o = stopped(child, "TERM");
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let said = stderr(&o);
+    let named = said
+        .split(&format!(
+            "--recheck: solving 2 of the checkpoint's {done} chunks again ("
+        ))
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("{said}"));
+    let picked: Vec<u64> = named.split(", ").map(|c| c.parse().unwrap()).collect();
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let first_sittings: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .take(done)
+        .map(|line| {
+            let v: serde_json::Value =
+                serde_json::from_str(line.split_once(' ').unwrap().1).unwrap();
+            v["chunk"].as_u64().unwrap()
+        })
+        .collect();
+    assert!(
+        picked.iter().all(|c| first_sittings.contains(c)),
+        "{picked:?} of {first_sittings:?}"
+    );
+    let expect_recheck = |manifest: &serde_json::Value, what: &str| {
+        let rechecks = manifest["rechecks"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: {manifest}"));
+        assert_eq!(rechecks.len(), 1, "{what}: {manifest}");
+        let r = &rechecks[0];
+        assert_eq!(r["chunks"], serde_json::json!(picked), "{what}");
+        assert_eq!(r["of_chunks"], done, "{what}");
+        assert!(
+            r["git_commit"].as_str().is_some_and(|c| !c.is_empty()),
+            "{what}"
+        );
+        assert!(
+            r["started"].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{what}"
+        );
+    };
+    let manifest_of = |d: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(d.join("manifest.json")).unwrap()).unwrap()
+    };
+
+    let to = dir.join("interim");
+    ok(&run_interim(&cfg, &[&out], &to));
+    expect_recheck(&manifest_of(&to), "interim");
+
+    ok(&run(&run_args(&cfg, &out, &["--resume", "-j", "2"])));
+    assert_eq!(tables(&out), tables(&whole));
+    expect_recheck(&manifest_of(&out), "finished run");
+    assert!(
+        manifest_of(&whole).get("rechecks").is_none(),
+        "a run never rechecked names none"
+    );
+}
+
 /// A stop during the recheck (whose chunks can take as long as any) is an
 /// interrupted run like any other: exit 4 within seconds, saying so, with
 /// the checkpoint left as it was. Chunk 1 of the 11-back 26x26 config

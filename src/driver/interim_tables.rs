@@ -55,11 +55,18 @@ where
     let mut merged_items = vec![0u64; cells];
     let mut done: Vec<u64> = Vec::new();
     let mut sources = Vec::new();
+    let mut rechecks = Vec::new();
     // Shard count, and the directory each shard index came from.
     let mut shards_of_run: Option<u64> = None;
     let mut seen: std::collections::BTreeMap<u64, &Path> = Default::default();
     for dir in run_dirs {
-        let (shard, part, source) = interim_part(&study, &plan, &hash, dir)?;
+        let InterimPart {
+            shard,
+            part,
+            source,
+            rechecks: passed,
+        } = interim_part(&study, &plan, &hash, dir)?;
+        rechecks.extend(passed);
         if *shards_of_run.get_or_insert(shard.count) != shard.count {
             return Err(refuse(format!(
                 "{}: a shard of {} shards, where the directories before it hold shards of {}",
@@ -133,22 +140,35 @@ where
             config,
             chunk_sizes: sizes,
             interim: Some(facts),
+            rechecks,
         },
     )?;
     print_summary(ctx, config, &summary, &written);
     Ok(summary.check)
 }
 
+/// What one directory of a run holds for [`interim`].
+pub(super) struct InterimPart<C> {
+    /// The shard it is of.
+    pub(super) shard: engine::Shard,
+    /// Its finished chunks' counts.
+    pub(super) part: engine::Restored<C>,
+    /// The file they were read from.
+    pub(super) source: PathBuf,
+    /// The rechecks its checkpoint records (a finished shard's are in its
+    /// manifest).
+    pub(super) rechecks: Vec<manifest::RecheckPassed>,
+}
+
 /// What one directory of a run holds for [`interim`]: the chunks its
 /// checkpoint records (a run or shard stopped or under way), else every
-/// chunk of the finished shard whose `partial.json` it holds; with the
-/// shard and the file read.
+/// chunk of the finished shard whose `partial.json` it holds.
 pub(super) fn interim_part<S: Study>(
     study: &S,
     plan: &engine::Plan,
     hash: &str,
     dir: &Path,
-) -> anyhow::Result<(engine::Shard, engine::Restored<S::Counts>, PathBuf)>
+) -> anyhow::Result<InterimPart<S::Counts>>
 where
     S::Counts: DeserializeOwned,
 {
@@ -160,7 +180,12 @@ where
         Journal::<S::Counts>::read_only(&path, &fingerprint(hash, count, index))?
     {
         let shard = engine::Shard { count, index };
-        return Ok((shard, engine::restore(study, plan, shard, &finished)?, path));
+        return Ok(InterimPart {
+            shard,
+            part: engine::restore(study, plan, shard, &finished)?,
+            source: path,
+            rechecks: finished.rechecks().to_vec(),
+        });
     }
     if !dir.join(PARTIAL_FILE).exists() {
         return Err(refuse(format!(
@@ -197,7 +222,12 @@ where
             .collect(),
         counts: p.cells,
     };
-    Ok((shard, part, path))
+    Ok(InterimPart {
+        shard,
+        part,
+        source: path,
+        rechecks: Vec::new(),
+    })
 }
 
 /// Sorted chunk indices as ranges: "0-80, 250, 500-627". At most

@@ -23,7 +23,7 @@ pub use timing::{Calibration, Deadline, calibrate};
 use crate::config::Config;
 use crate::engine::{self, Outcome, journal, journal::Journal};
 use crate::error::refuse;
-use crate::export::write_atomic;
+use crate::export::{manifest, write_atomic};
 use crate::study::Study;
 use context::{fingerprint, result_hash, shard_named};
 use kept_memo::{read_kept_memo, remove_kept_memo, write_kept_memo};
@@ -68,12 +68,13 @@ pub fn checkpoint_progress(
 /// ([`engine::recheck`]); says which it solved, even when quiet: the user
 /// asked for the check, and its line is its verdict. False if a
 /// stop came first. With a kept memo read back, the chunks are solved with
-/// its help, as the run's own would be.
+/// its help, as the run's own would be. A recheck passed is journalled, for
+/// the manifest of the sitting that finishes the run.
 fn recheck_checkpoint<S: Study>(
     study: &S,
     plan: &engine::Plan,
     shard: engine::Shard,
-    journal: &Journal<S::Counts>,
+    journal: &mut Journal<S::Counts>,
     opts: &engine::RunOptions,
     ctx: &RunContext,
 ) -> anyhow::Result<bool> {
@@ -94,6 +95,7 @@ fn recheck_checkpoint<S: Study>(
         named.join(", ")
     );
     let started = std::time::Instant::now();
+    let started_unix = manifest::unix_now();
     let found = engine::recheck::recheck(
         study,
         plan,
@@ -106,11 +108,18 @@ fn recheck_checkpoint<S: Study>(
     if found == engine::recheck::Rechecked::Stopped {
         return Ok(false);
     }
+    let seconds = started.elapsed().as_secs_f64();
     eprintln!(
-        "--recheck: each of the {} came out as recorded ({:.1} s)",
-        picks.len(),
-        started.elapsed().as_secs_f64()
+        "--recheck: each of the {} came out as recorded ({seconds:.1} s)",
+        picks.len()
     );
+    journal.record_recheck(manifest::RecheckPassed {
+        started: manifest::iso_utc(started_unix),
+        of_chunks: journal.done_count(),
+        chunks: picks,
+        git_commit: manifest::GIT_COMMIT.into(),
+        seconds: (seconds * 10.0).round() / 10.0,
+    })?;
     Ok(true)
 }
 
@@ -155,7 +164,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         progress: ctx.progress,
     };
     ctx.phase.store(Phase::RUNNING, Ordering::SeqCst);
-    if ctx.recheck > 0 && !recheck_checkpoint(&study, &plan, shard, &journal, &opts, ctx)? {
+    if ctx.recheck > 0 && !recheck_checkpoint(&study, &plan, shard, &mut journal, &opts, ctx)? {
         eprintln!(
             "interrupted during the recheck; {} is as it was; rerun with --resume",
             out.join(CHECKPOINT_FILE).display()
@@ -223,6 +232,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             config,
             chunk_sizes: chunk_sizes(&study),
             interim: None,
+            rechecks: journal.rechecks(),
         },
     )?;
     journal.remove()?;

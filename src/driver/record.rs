@@ -83,6 +83,7 @@ pub(super) struct RunFacts<'a> {
     pub(super) config: &'a Config,
     pub(super) chunk_sizes: Vec<u64>,
     pub(super) interim: Option<manifest::Interim>,
+    pub(super) rechecks: Vec<manifest::RecheckPassed>,
 }
 
 /// When a run, merge or interim started: the clock its elapsed time is
@@ -143,6 +144,7 @@ pub(super) fn write_manifest(out: &Path, ctx: &RunContext, f: RunFacts) -> anyho
         sha256: manifest::hashes_of(out, &f.outputs)?,
         outputs: f.outputs,
         interim: f.interim,
+        rechecks: f.rechecks,
     }
     .write(&out.join(manifest::FILE_NAME))
 }

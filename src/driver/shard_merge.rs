@@ -279,6 +279,7 @@ where
             config: &config,
             chunk_sizes: chunk_sizes(&study),
             interim: None,
+            rechecks: Vec::new(),
         },
     )?;
     print_summary(ctx, &config, &summary, &written);

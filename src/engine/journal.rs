@@ -8,8 +8,14 @@
 //! kill can cut the last line short (it then has no newline); that line is
 //! dropped and its chunk simply runs again. A header cut short, or an empty
 //! file, holds no progress: the run starts over, with a note.
+//!
+//! A record is a finished chunk, `{"chunk": .., "counts": ..}`, or a
+//! recheck it passed, `{"recheck": ..}` (`--recheck N`), sealed alike: only
+//! the sitting that finishes the run writes a manifest, and it must name
+//! every sitting's rechecks.
 
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
+use crate::export::manifest::RecheckPassed;
 use anyhow::Context;
 use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
@@ -47,6 +53,21 @@ struct RecordIn<C> {
     counts: C,
 }
 
+#[derive(Serialize, serde::Deserialize)]
+struct RecheckLine {
+    recheck: RecheckPassed,
+}
+
+/// How a recheck line starts, as `serde_json` writes [`RecheckLine`]; a
+/// chunk's starts `{"chunk":`.
+const RECHECK_PREFIX: &[u8] = b"{\"recheck\":";
+
+/// One record line read back.
+enum Line<C> {
+    Chunk(RecordIn<C>),
+    Recheck(RecheckPassed),
+}
+
 /// An append-only record of finished chunks and their counts.
 ///
 /// On resume only the chunk numbers are kept in memory; the counts stay in
@@ -60,6 +81,8 @@ pub struct Journal<C> {
     /// Every chunk in the file: read back or recorded since. A chunk
     /// recorded twice would be counted twice on resume.
     recorded: HashSet<u64>,
+    /// Rechecks passed since the journal was read back.
+    rechecks_since: Vec<RecheckPassed>,
 }
 
 /// The finished chunks a journal held when it was read, checked line by
@@ -72,6 +95,8 @@ pub struct Finished<C> {
     chunks: Vec<u64>,
     /// Byte range of their records (after the header).
     bytes: std::ops::Range<u64>,
+    /// The rechecks it records, in file order.
+    rechecks: Vec<RecheckPassed>,
     _counts: PhantomData<C>,
 }
 
@@ -88,6 +113,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         let header = Header::named(fingerprint);
         let Found {
             restored,
+            rechecks,
             header_len,
             valid_len,
             exists,
@@ -120,10 +146,12 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         Ok(Journal {
             file,
             recorded: restored.iter().copied().collect(),
+            rechecks_since: Vec::new(),
             finished: Finished {
                 path: path.to_path_buf(),
                 chunks: restored,
                 bytes: header_len..valid_len,
+                rechecks,
                 _counts: PhantomData,
             },
         })
@@ -144,6 +172,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             path: path.to_path_buf(),
             chunks: found.restored,
             bytes: found.header_len..found.valid_len,
+            rechecks: found.rechecks,
             _counts: PhantomData,
         }))
     }
@@ -168,6 +197,13 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         &self.finished
     }
 
+    /// Every recheck the journal records: those read back, then those
+    /// passed since.
+    pub fn rechecks(&self) -> Vec<RecheckPassed> {
+        let read = self.finished.rechecks.iter();
+        read.chain(&self.rechecks_since).cloned().collect()
+    }
+
     /// Appends one finished chunk durably: one write, then a sync.
     pub fn record(&mut self, chunk: u64, counts: &C) -> anyhow::Result<()> {
         if !self.recorded.insert(chunk) {
@@ -176,10 +212,32 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                 self.finished.path.display()
             );
         }
+        self.append(&serde_json::to_vec(&RecordOut { chunk, counts })?)
+    }
+
+    /// Appends a recheck the journal's chunks passed, durably. Its chunks
+    /// must be recorded already.
+    pub fn record_recheck(&mut self, recheck: RecheckPassed) -> anyhow::Result<()> {
+        if let Some(c) = recheck.chunks.iter().find(|c| !self.recorded.contains(c)) {
+            anyhow::bail!(
+                "{}: chunk {c} was rechecked but is not recorded (a bug); the checkpoint was not extended",
+                self.finished.path.display()
+            );
+        }
+        let json = serde_json::to_vec(&RecheckLine {
+            recheck: recheck.clone(),
+        })?;
+        debug_assert!(json.starts_with(RECHECK_PREFIX));
+        self.append(&json)?;
+        self.rechecks_since.push(recheck);
+        Ok(())
+    }
+
+    /// Appends one sealed record line, `json`, with one write, then a sync.
+    fn append(&mut self, json: &[u8]) -> anyhow::Result<()> {
         self.refuse_if_replaced()?;
-        let json = serde_json::to_vec(&RecordOut { chunk, counts })?;
-        let mut line = format!("{:08x} ", crc32fast::hash(&json)).into_bytes();
-        line.extend(json);
+        let mut line = format!("{:08x} ", crc32fast::hash(json)).into_bytes();
+        line.extend_from_slice(json);
         line.push(b'\n');
         self.file
             .write_all(&line)
@@ -226,6 +284,11 @@ impl<C: DeserializeOwned> Finished<C> {
         &self.chunks
     }
 
+    /// The rechecks read back, in the order they were recorded.
+    pub fn rechecks(&self) -> &[RecheckPassed] {
+        &self.rechecks
+    }
+
     /// Where the journal is, for messages about it.
     pub fn path(&self) -> &Path {
         &self.path
@@ -241,23 +304,32 @@ impl<C: DeserializeOwned> Finished<C> {
             .with_context(cannot_read)?;
         let mut reader = BufReader::new(file).take(self.bytes.end - self.bytes.start);
         let mut line = Vec::new();
-        for &expected in &self.chunks {
+        let changed = || {
+            refuse(format!(
+                "{}: changed while it was being read back",
+                self.path.display()
+            ))
+        };
+        let mut expected = self.chunks.iter().peekable();
+        while let Some(&&want) = expected.peek() {
             line.clear();
-            reader
+            if reader
                 .read_until(b'\n', &mut line)
-                .with_context(cannot_read)?;
+                .with_context(cannot_read)?
+                == 0
+            {
+                return Err(changed());
+            }
             // The records read are final (a run only appends), so a change
             // since they were read is refused rather than trusted.
-            let record = parse_record::<C>(line.trim_ascii_end())
-                .ok()
-                .filter(|r| r.chunk == expected)
-                .ok_or_else(|| {
-                    refuse(format!(
-                        "{}: changed while it was being read back",
-                        self.path.display()
-                    ))
-                })?;
-            f(record.chunk, record.counts)?;
+            match parse_record::<C>(line.trim_ascii_end()) {
+                Ok(Line::Recheck(_)) => {}
+                Ok(Line::Chunk(record)) if record.chunk == want => {
+                    expected.next();
+                    f(record.chunk, record.counts)?;
+                }
+                _ => return Err(changed()),
+            }
         }
         Ok(())
     }
@@ -267,6 +339,8 @@ impl<C: DeserializeOwned> Finished<C> {
 struct Found {
     /// Chunks recorded, in file order.
     restored: Vec<u64>,
+    /// Rechecks recorded, in file order.
+    rechecks: Vec<RecheckPassed>,
     /// Bytes of the header line (0 if there is no whole header).
     header_len: u64,
     /// Bytes of the header and the whole, good records after it.
@@ -287,6 +361,7 @@ fn read_back<C: DeserializeOwned>(
     resume: bool,
 ) -> anyhow::Result<Found> {
     let mut restored = Vec::new();
+    let mut rechecks = Vec::new();
     let mut header_len = 0u64;
     let mut valid_len = 0u64;
     let mut exists = path.exists();
@@ -327,7 +402,17 @@ fn read_back<C: DeserializeOwned>(
                     }
                     let torn = !line.ends_with(b"\n");
                     match parse_record::<C>(line.trim_ascii_end()) {
-                        Ok(r) => {
+                        Ok(Line::Recheck(r)) => {
+                            if let Some(c) = r.chunks.iter().find(|&c| !seen.contains(c)) {
+                                return Err(refuse(format!(
+                                    "{} line {n}: a recheck of chunk {c}, which no line before it records; the checkpoint was edited",
+                                    path.display()
+                                )));
+                            }
+                            rechecks.push(r);
+                            valid_len += line.len() as u64;
+                        }
+                        Ok(Line::Chunk(r)) => {
                             if !seen.insert(r.chunk) {
                                 return Err(refuse(format!(
                                     "{} line {n}: chunk {} recorded twice; the checkpoint was edited",
@@ -359,6 +444,7 @@ fn read_back<C: DeserializeOwned>(
     }
     Ok(Found {
         restored,
+        rechecks,
         header_len,
         valid_len,
         exists,
@@ -403,7 +489,7 @@ pub fn fingerprint_of(path: &Path) -> anyhow::Result<Option<String>> {
 }
 
 /// One record line: its checksum checked, then its JSON read.
-fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<RecordIn<C>, String> {
+fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<Line<C>, String> {
     let (sum, json) = match line.iter().position(|&b| b == b' ') {
         Some(at) => (&line[..at], &line[at + 1..]),
         None => return Err("no checksum".into()),
@@ -415,7 +501,14 @@ fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<RecordIn<C>, String>
     if crc32fast::hash(json) != expected {
         return Err("checksum mismatch".into());
     }
-    serde_json::from_slice(json).map_err(|e| format!("unreadable counts: {e}"))
+    if json.starts_with(RECHECK_PREFIX) {
+        return serde_json::from_slice::<RecheckLine>(json)
+            .map(|l| Line::Recheck(l.recheck))
+            .map_err(|e| format!("unreadable recheck: {e}"));
+    }
+    serde_json::from_slice(json)
+        .map(Line::Chunk)
+        .map_err(|e| format!("unreadable counts: {e}"))
 }
 
 #[cfg(test)]
@@ -480,6 +573,79 @@ mod tests {
         drop(j);
         let j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
         assert_eq!(restored(&j).len(), 3);
+    }
+
+    fn passed(chunks: &[u64]) -> RecheckPassed {
+        RecheckPassed {
+            started: "2026-12-04T03:00:00Z".into(),
+            chunks: chunks.to_vec(),
+            of_chunks: 2,
+            git_commit: "abc".into(),
+            seconds: 1.5,
+        }
+    }
+
+    /// A recheck line between chunk records is read back as a recheck, not
+    /// a chunk: a resume, a replay and `runner plan`'s count skip it, and
+    /// the journal names it after more chunks are recorded.
+    #[test]
+    fn a_recheck_line_is_kept_apart_from_the_chunks() {
+        let (_dir, path) = tmp("recheck");
+        two_chunks_and_a_torn_line(&path);
+        let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
+        j.record_recheck(passed(&[0, 3])).unwrap();
+        j.record(9, &vec![5]).unwrap();
+        assert_eq!(j.rechecks(), vec![passed(&[0, 3])]);
+        let err = j.record_recheck(passed(&[4])).err().unwrap();
+        assert!(err.to_string().contains("chunk 4"), "{err}");
+        drop(j);
+        assert_eq!(chunks_done(&path, "abc").unwrap(), Some(3));
+        let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
+        assert_eq!(j.done_chunks(), [3, 0, 9]);
+        assert_eq!(restored(&j)[&9], vec![5]);
+        assert_eq!(j.finished().rechecks(), [passed(&[0, 3])]);
+        j.record_recheck(passed(&[9])).unwrap();
+        assert_eq!(j.rechecks(), vec![passed(&[0, 3]), passed(&[9])]);
+    }
+
+    /// A recheck line edited (its checksum then wrong), or sealed again
+    /// naming a chunk no line before it records, is refused as an edited
+    /// chunk record is.
+    #[test]
+    fn an_edited_recheck_line_is_refused() {
+        let (_dir, path) = tmp("recheck-edited");
+        let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
+        j.record(0, &vec![1]).unwrap();
+        j.record_recheck(passed(&[0])).unwrap();
+        drop(j);
+        let good = std::fs::read_to_string(&path).unwrap();
+        let json = serde_json::to_string(&RecheckLine {
+            recheck: passed(&[0, 1]),
+        })
+        .unwrap();
+        let sealed = format!("{:08x} {json}", crc32fast::hash(json.as_bytes()));
+        let recheck_line = good.lines().nth(2).unwrap();
+        for (what, bad, said) in [
+            (
+                "chunks edited",
+                good.replacen("\"chunks\":[0]", "\"chunks\":[1]", 1),
+                "checksum mismatch",
+            ),
+            (
+                "sealed again",
+                good.replacen(recheck_line, &sealed, 1),
+                "a recheck of chunk 1",
+            ),
+        ] {
+            assert_ne!(bad, good, "{what}");
+            std::fs::write(&path, &bad).unwrap();
+            let err = Journal::<Vec<u32>>::open(&path, "abc", true).err().unwrap();
+            assert!(crate::error::is_refused(&err), "{what}");
+            assert!(
+                err.to_string().contains("line 3") && err.to_string().contains(said),
+                "{what}: {err}"
+            );
+        }
     }
 
     #[test]

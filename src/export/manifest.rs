@@ -69,6 +69,28 @@ pub struct Manifest<'a, C: Serialize> {
     /// (`runner interim`), not a finished run's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interim: Option<Interim>,
+    /// The rechecks (`--resume --recheck N`) the run's checkpoint passed,
+    /// in every sitting: only the last sitting writes a manifest, so the
+    /// checkpoint journals them for it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rechecks: Vec<RecheckPassed>,
+}
+
+/// A recheck a checkpoint passed: which of its chunks were solved again,
+/// when, and by which build. A reader of a run resumed over many sittings
+/// can then see that its records were spot-checked, and by what.
+#[derive(Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
+pub struct RecheckPassed {
+    /// When the recheck started, ISO 8601 in UTC.
+    pub started: String,
+    /// The chunks solved again, each found as recorded.
+    pub chunks: Vec<u64>,
+    /// How many chunks the checkpoint held then.
+    pub of_chunks: u64,
+    /// The commit of the build that solved them again (see [`GIT_COMMIT`]).
+    pub git_commit: String,
+    /// Wall time of the recheck.
+    pub seconds: f64,
 }
 
 /// What an interim directory's tables cover (`runner interim`).
