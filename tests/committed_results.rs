@@ -90,18 +90,25 @@ fn every_committed_checkpoint_resumes_under_its_config() {
             .iter()
             .map(|c| c.chunk_size)
             .collect();
-        let lines = std::fs::read_to_string(&checkpoint)
-            .unwrap()
-            .lines()
-            .count() as u64;
+        let text = std::fs::read_to_string(&checkpoint).unwrap();
+        let lines_of = |record: &str| text.lines().filter(|l| l.contains(record)).count();
         let done = runner::driver::checkpoint_progress(&config, &sizes, &dir)
-            .unwrap_or_else(|e| panic!("{}: {e:#}", checkpoint.display()));
+            .unwrap_or_else(|e| panic!("{}: {e:#}", checkpoint.display()))
+            .unwrap_or_else(|| panic!("{}: no progress", checkpoint.display()));
         // A whole run's, to be continued with --resume alone.
-        let whole = runner::driver::CheckpointProgress {
-            chunks_done: lines - 1,
-            shard: (1, 0),
-        };
-        assert_eq!(done, Some(whole), "{}", checkpoint.display());
+        assert_eq!(done.shard, (1, 0), "{}", checkpoint.display());
+        assert_eq!(
+            (done.chunks_done as usize, done.rechecks.len()),
+            (lines_of(" {\"chunk\":"), lines_of(" {\"recheck\":")),
+            "{}",
+            checkpoint.display()
+        );
+        assert_eq!(
+            done.chunks_done as usize + done.rechecks.len(),
+            text.lines().count() - 1,
+            "{}: every line after the header is a chunk or a recheck",
+            checkpoint.display()
+        );
     }
 }
 

@@ -614,6 +614,10 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
         said.contains(&format!("checkpoint: {recorded} of ")) && said.contains(" chunks done in "),
         "{said}"
     );
+    assert!(
+        said.contains("rechecked: never; --resume --recheck N"),
+        "{said}"
+    );
     // The interim command it prints runs as printed, and counts those chunks.
     let printed = said
         .lines()
@@ -1366,6 +1370,12 @@ fn an_earlier_sittings_recheck_reaches_the_manifest() {
     let to = dir.join("interim");
     ok(&run_interim(&cfg, &[&out], &to));
     expect_recheck(&manifest_of(&to), "interim");
+    let said = plan_without_timing(&cfg, &out);
+    assert!(
+        said.contains("rechecked: 1 time, last at ")
+            && said.contains(&format!(": 2 of its {done} chunks then solved again")),
+        "{said}"
+    );
 
     ok(&run(&run_args(&cfg, &out, &["--resume", "-j", "2"])));
     assert_eq!(tables(&out), tables(&whole));

@@ -37,10 +37,12 @@ use std::sync::atomic::Ordering;
 use timing::warn_if_long;
 
 /// What a stopped run's checkpoint holds, for `runner plan`.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub struct CheckpointProgress {
     /// Finished chunks it records.
     pub chunks_done: u64,
+    /// The rechecks it passed (`--recheck N`), in the order they ran.
+    pub rechecks: Vec<crate::export::manifest::RecheckPassed>,
     /// The shard it belongs to (shards, index); (1, 0) for an unsharded run.
     pub shard: (u64, u64),
 }
@@ -59,8 +61,12 @@ pub fn checkpoint_progress(
     let shard = journal::fingerprint_of(&path)?
         .and_then(|found| shard_named(&found, &hash))
         .unwrap_or((1, 0));
-    let done = journal::chunks_done(&path, &fingerprint(&hash, shard.0, shard.1))?;
-    Ok(done.map(|chunks_done| CheckpointProgress { chunks_done, shard }))
+    let held = journal::held(&path, &fingerprint(&hash, shard.0, shard.1))?;
+    Ok(held.map(|h| CheckpointProgress {
+        chunks_done: h.chunks,
+        rechecks: h.rechecks,
+        shard,
+    }))
 }
 
 /// Solves `ctx.recheck` of the chunks `journal` read back again, picked

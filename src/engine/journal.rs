@@ -452,17 +452,29 @@ fn read_back<C: DeserializeOwned>(
     })
 }
 
-/// How many finished chunks the journal at `path` holds for the run named
-/// by `fingerprint`, read only (for `runner plan`): `None` if there is no
-/// journal or it holds no progress; refused, as a resume would refuse it,
-/// if it belongs to another run or was edited.
-pub fn chunks_done(path: &Path, fingerprint: &str) -> anyhow::Result<Option<u64>> {
+/// What a journal holds, for `runner plan`.
+#[derive(Debug, PartialEq)]
+pub struct Held {
+    /// Finished chunks.
+    pub chunks: u64,
+    /// The rechecks it passed, in file order.
+    pub rechecks: Vec<RecheckPassed>,
+}
+
+/// What the journal at `path` holds for the run named by `fingerprint`,
+/// read only (for `runner plan`): `None` if there is no journal or it
+/// holds no progress; refused, as a resume would refuse it, if it belongs
+/// to another run or was edited.
+pub fn held(path: &Path, fingerprint: &str) -> anyhow::Result<Option<Held>> {
     refuse_unless_file_or_absent(path, Role::Read("the checkpoint"))?;
     if !path.exists() {
         return Ok(None);
     }
     let found = read_back::<IgnoredAny>(path, &Header::named(fingerprint), true)?;
-    Ok(found.exists.then_some(found.restored.len() as u64))
+    Ok(found.exists.then_some(Held {
+        chunks: found.restored.len() as u64,
+        rechecks: found.rechecks,
+    }))
 }
 
 /// The run named in the header of the journal at `path`, read only (for
@@ -599,7 +611,7 @@ mod tests {
         let err = j.record_recheck(passed(&[4])).err().unwrap();
         assert!(err.to_string().contains("chunk 4"), "{err}");
         drop(j);
-        assert_eq!(chunks_done(&path, "abc").unwrap(), Some(3));
+        assert_eq!(held(&path, "abc").unwrap().map(|h| h.chunks), Some(3));
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
         assert_eq!(j.done_chunks(), [3, 0, 9]);
         assert_eq!(restored(&j)[&9], vec![5]);
@@ -721,23 +733,33 @@ mod tests {
     }
 
     #[test]
-    fn chunks_done_reads_without_writing_and_refuses_what_a_resume_refuses() {
+    fn held_reads_without_writing_and_refuses_what_a_resume_refuses() {
         let (_dir, path) = tmp("done");
-        assert!(chunks_done(&path, "abc").unwrap().is_none(), "no journal");
+        assert!(
+            held(&path, "abc").unwrap().map(|h| h.chunks).is_none(),
+            "no journal"
+        );
         drop(Journal::<Vec<u32>>::open(&path, "abc", false).unwrap());
-        assert_eq!(chunks_done(&path, "abc").unwrap(), Some(0));
+        assert_eq!(held(&path, "abc").unwrap().map(|h| h.chunks), Some(0));
         two_chunks_and_a_torn_line(&path);
         let before = std::fs::read(&path).unwrap();
-        assert_eq!(chunks_done(&path, "abc").unwrap(), Some(2), "torn line");
+        assert_eq!(
+            held(&path, "abc").unwrap().map(|h| h.chunks),
+            Some(2),
+            "torn line"
+        );
         assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
-        let err = chunks_done(&path, "xyz").err().unwrap();
+        let err = held(&path, "xyz").err().unwrap();
         assert!(err.to_string().contains("another run"), "{err}");
         let text = String::from_utf8(before).unwrap();
         std::fs::write(&path, text.replacen("[7]", "[8]", 1)).unwrap();
-        let err = chunks_done(&path, "abc").err().unwrap();
+        let err = held(&path, "abc").err().unwrap();
         assert!(crate::error::is_refused(&err), "{err}");
         std::fs::write(&path, "").unwrap();
-        assert!(chunks_done(&path, "abc").unwrap().is_none(), "empty");
+        assert!(
+            held(&path, "abc").unwrap().map(|h| h.chunks).is_none(),
+            "empty"
+        );
     }
 
     #[test]
