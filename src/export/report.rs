@@ -91,6 +91,29 @@ fn figure_html(name: &str, svg: &str) -> String {
     )
 }
 
+/// One recheck of the manifest's `rechecks`, as a reader wants it: "at
+/// 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s)".
+fn recheck_text(recheck: &serde_json::Value) -> String {
+    let field = |key: &str| match recheck.get(key) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "?".into(),
+    };
+    let chunks: Vec<String> = recheck
+        .get("chunks")
+        .and_then(|c| c.as_array())
+        .map(|c| c.iter().map(|n| n.to_string()).collect())
+        .unwrap_or_default();
+    format!(
+        "at {}, chunks {} of {}, build {} ({} s)",
+        field("started"),
+        chunks.join(", "),
+        field("of_chunks"),
+        field("git_commit"),
+        field("seconds")
+    )
+}
+
 /// Provenance rows from the manifest, in the order a reader looks for them.
 fn provenance_html(manifest: &serde_json::Value) -> String {
     let keys = [
@@ -112,6 +135,10 @@ fn provenance_html(manifest: &serde_json::Value) -> String {
         ("peak_rss_mb", "peak memory, MB"),
         ("check", "check"),
         ("exit_code", "exit code"),
+        (
+            "rechecks",
+            "rechecks (--recheck: chunks solved again, each as recorded)",
+        ),
     ];
     let mut html = String::from("<table class=\"facts\">\n");
     for (key, label) in keys {
@@ -121,6 +148,11 @@ fn provenance_html(manifest: &serde_json::Value) -> String {
         let text = match value {
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Array(items) if items.is_empty() => continue,
+            serde_json::Value::Array(items) if key == "rechecks" => items
+                .iter()
+                .map(recheck_text)
+                .collect::<Vec<_>>()
+                .join("; "),
             other => other.to_string(),
         };
         let _ = writeln!(
@@ -370,6 +402,32 @@ mod tests {
             html.contains(
                 "Interim: these tables count 211 of the run&#39;s 1000 chunks (0-80, 250)"
             ),
+            "{html}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The rechecks a run's checkpoint passed are listed with the
+    /// provenance, one after another; a run never rechecked has no row.
+    #[test]
+    fn the_rechecks_a_run_passed_are_in_its_provenance() {
+        let dir = scratch("rechecks");
+        std::fs::write(dir.join("stats.csv"), "n_first,rate\n8,0.5\n").unwrap();
+        let plain = r#"{"tool":"runner","check":"passed","config":{"experiment":{"name":"x"}}}"#;
+        std::fs::write(dir.join("manifest.json"), plain).unwrap();
+        assert!(
+            !page(&dir, &Labels::default())
+                .unwrap()
+                .contains("rechecks (--recheck")
+        );
+        let rechecked = plain.replace(
+            r#""check":"passed","#,
+            r#""check":"passed","rechecks":[{"started":"2026-12-04T03:00:00Z","chunks":[40,213,353],"of_chunks":901,"git_commit":"abc","seconds":175.7},{"started":"2026-12-05T01:00:00Z","chunks":[7],"of_chunks":950,"git_commit":"def","seconds":2.0}],"#,
+        );
+        std::fs::write(dir.join("manifest.json"), rechecked).unwrap();
+        let html = page(&dir, &Labels::default()).unwrap();
+        assert!(
+            html.contains("at 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s); at 2026-12-05T01:00:00Z, chunks 7 of 950, build def (2.0 s)"),
             "{html}"
         );
         std::fs::remove_dir_all(dir).unwrap();
