@@ -552,7 +552,14 @@ fn a_checkpoint_replaced_under_the_run_stops_it_with_an_error() {
 /// Runs `cfg` into `out` on one thread until its checkpoint holds `chunks`
 /// chunks, then stops it with SIGTERM (exit 4); returns the checkpoint.
 fn stopped_after_chunks(cfg: &Path, out: &Path, chunks: usize) -> PathBuf {
-    let (child, journal) = started_until_chunks(cfg, out, &["-j", "1"], chunks);
+    stopped_after_chunks_with(cfg, out, &[], chunks)
+}
+
+/// [`stopped_after_chunks`] with more flags (a shard's).
+fn stopped_after_chunks_with(cfg: &Path, out: &Path, flags: &[&str], chunks: usize) -> PathBuf {
+    let mut extra = flags.to_vec();
+    extra.extend(["-j", "1"]);
+    let (child, journal) = started_until_chunks(cfg, out, &extra, chunks);
     assert_eq!(stopped(child, "TERM").status.code(), Some(4));
     journal
 }
@@ -1384,6 +1391,44 @@ fn an_earlier_sittings_recheck_reaches_the_manifest() {
         manifest_of(&whole).get("rechecks").is_none(),
         "a run never rechecked names none"
     );
+}
+
+/// A shard resumed with `--recheck` lists the recheck in its own
+/// manifest, and `runner merge` lists every shard's, each marked with its
+/// shard, in the merged manifest; a shard never rechecked adds none.
+#[cfg(unix)]
+#[test]
+fn a_merge_lists_the_rechecks_of_its_shards() {
+    let dir = scratch("recheck-merge");
+    let cfg = write_config(&dir, "c.toml", SLOW);
+    let (first, second) = (dir.join("shard0"), dir.join("shard1"));
+    let shard = |i: &'static str| ["--shards", "2", "--shard-index", i];
+    stopped_after_chunks_with(&cfg, &first, &shard("0"), 2);
+    let mut resume = shard("0").to_vec();
+    resume.extend(["--resume", "--recheck", "1", "-j", "2"]);
+    passed_recheck_of(&run(&run_args(&cfg, &first, &resume)), 1);
+    single(&cfg, &second, &shard("1"));
+    let manifest_of = |d: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(d.join("manifest.json")).unwrap()).unwrap()
+    };
+    let own = manifest_of(&first)["rechecks"].clone();
+    assert_eq!(own.as_array().map(Vec::len), Some(1), "{own}");
+    assert!(own[0].get("shard_index").is_none(), "{own}");
+    let merged = dir.join("merged");
+    ok(&runner()
+        .args([
+            "merge",
+            first.to_str().unwrap(),
+            second.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap());
+    let listed = manifest_of(&merged)["rechecks"].clone();
+    let mut expected = own.clone();
+    expected[0]["shard_index"] = serde_json::json!(0);
+    assert_eq!(listed, expected);
 }
 
 /// A stop during the recheck (whose chunks can take as long as any) is an

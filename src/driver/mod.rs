@@ -125,6 +125,7 @@ fn recheck_checkpoint<S: Study>(
         chunks: picks,
         git_commit: manifest::GIT_COMMIT.into(),
         seconds: (seconds * 10.0).round() / 10.0,
+        shard_index: None,
     })?;
     Ok(true)
 }

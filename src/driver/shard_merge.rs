@@ -204,6 +204,7 @@ where
     let mut study: Option<(S, engine::Plan)> = None;
     // Per cell, the items of the shards merged so far.
     let mut merged_items: Vec<u64> = Vec::new();
+    let mut rechecks = Vec::new();
     for (path, v) in partials {
         let p: Partial<S::Counts> = serde_json::from_value(v)
             .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
@@ -237,6 +238,7 @@ where
             index: p.shard_index,
         };
         check_shard_counts(checker, plan, shard, &p.cells, &path)?;
+        rechecks.extend(shard_rechecks(&path, p.shard_index, &p.config_hash));
         from.push(path.display().to_string());
         config.get_or_insert(p.config);
         for (cell, items) in merged_items.iter_mut().enumerate() {
@@ -279,11 +281,58 @@ where
             config: &config,
             chunk_sizes: chunk_sizes(&study),
             interim: None,
-            rechecks: Vec::new(),
+            rechecks,
         },
     )?;
     print_summary(ctx, &config, &summary, &written);
     Ok(summary.check)
+}
+
+/// The rechecks listed by the manifest beside a shard's `partial.json`
+/// (`partial`), each marked with the shard, for the merge's manifest.
+/// Provenance, not counts: a manifest that is not there, cannot be read,
+/// or is of another run adds none, with a note for the last two.
+fn shard_rechecks(
+    partial: &Path,
+    shard_index: u64,
+    config_hash: &str,
+) -> Vec<manifest::RecheckPassed> {
+    let Some(dir) = partial.parent() else {
+        return Vec::new();
+    };
+    let note = |why: &str| {
+        eprintln!(
+            "note: {}: {why}, so the merged manifest lists none of shard {shard_index}'s rechecks",
+            dir.join(manifest::FILE_NAME).display()
+        );
+        Vec::new()
+    };
+    let recorded = match manifest::Recorded::read(dir) {
+        Ok(Some(recorded)) => recorded,
+        Ok(None) => return Vec::new(),
+        Err(e) => return note(&format!("cannot be read ({e:#})")),
+    };
+    let Ok(json) = recorded.json() else {
+        return note("not JSON");
+    };
+    let same_run = json.get("config_hash").and_then(|h| h.as_str()) == Some(config_hash)
+        && json.get("shard_index").and_then(|i| i.as_u64()) == Some(shard_index);
+    if !same_run {
+        return note("the manifest of another run than the shard result beside it");
+    }
+    let Some(listed) = json.get("rechecks") else {
+        return Vec::new();
+    };
+    match Vec::<manifest::RecheckPassed>::deserialize(listed) {
+        Ok(rechecks) => rechecks
+            .into_iter()
+            .map(|r| manifest::RecheckPassed {
+                shard_index: Some(shard_index),
+                ..r
+            })
+            .collect(),
+        Err(e) => note(&format!("its rechecks cannot be read ({e})")),
+    }
 }
 
 /// Checks a finished shard's counts, cell by cell, against the items of

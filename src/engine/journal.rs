@@ -594,6 +594,7 @@ mod tests {
             of_chunks: 2,
             git_commit: "abc".into(),
             seconds: 1.5,
+            shard_index: None,
         }
     }
 

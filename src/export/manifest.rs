@@ -71,7 +71,7 @@ pub struct Manifest<'a, C: Serialize> {
     pub interim: Option<Interim>,
     /// The rechecks (`--resume --recheck N`) the run's checkpoint passed,
     /// in every sitting: only the last sitting writes a manifest, so the
-    /// checkpoint journals them for it.
+    /// checkpoint journals them for it. A merge lists its shards'.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rechecks: Vec<RecheckPassed>,
 }
@@ -91,6 +91,9 @@ pub struct RecheckPassed {
     pub git_commit: String,
     /// Wall time of the recheck.
     pub seconds: f64,
+    /// In a merge's manifest, the shard whose checkpoint passed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_index: Option<u64>,
 }
 
 /// What an interim directory's tables cover (`runner interim`).

@@ -92,7 +92,8 @@ fn figure_html(name: &str, svg: &str) -> String {
 }
 
 /// One recheck of the manifest's `rechecks`, as a reader wants it: "at
-/// 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s)".
+/// 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s)",
+/// after "shard 1, " in a merge's.
 fn recheck_text(recheck: &serde_json::Value) -> String {
     let field = |key: &str| match recheck.get(key) {
         Some(serde_json::Value::String(s)) => s.clone(),
@@ -104,8 +105,12 @@ fn recheck_text(recheck: &serde_json::Value) -> String {
         .and_then(|c| c.as_array())
         .map(|c| c.iter().map(|n| n.to_string()).collect())
         .unwrap_or_default();
+    let shard = match recheck.get("shard_index") {
+        Some(index) => format!("shard {index}, "),
+        None => String::new(),
+    };
     format!(
-        "at {}, chunks {} of {}, build {} ({} s)",
+        "{shard}at {}, chunks {} of {}, build {} ({} s)",
         field("started"),
         chunks.join(", "),
         field("of_chunks"),
@@ -422,12 +427,12 @@ mod tests {
         );
         let rechecked = plain.replace(
             r#""check":"passed","#,
-            r#""check":"passed","rechecks":[{"started":"2026-12-04T03:00:00Z","chunks":[40,213,353],"of_chunks":901,"git_commit":"abc","seconds":175.7},{"started":"2026-12-05T01:00:00Z","chunks":[7],"of_chunks":950,"git_commit":"def","seconds":2.0}],"#,
+            r#""check":"passed","rechecks":[{"started":"2026-12-04T03:00:00Z","chunks":[40,213,353],"of_chunks":901,"git_commit":"abc","seconds":175.7},{"started":"2026-12-05T01:00:00Z","chunks":[7],"of_chunks":950,"git_commit":"def","seconds":2.0,"shard_index":1}],"#,
         );
         std::fs::write(dir.join("manifest.json"), rechecked).unwrap();
         let html = page(&dir, &Labels::default()).unwrap();
         assert!(
-            html.contains("at 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s); at 2026-12-05T01:00:00Z, chunks 7 of 950, build def (2.0 s)"),
+            html.contains("at 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s); shard 1, at 2026-12-05T01:00:00Z, chunks 7 of 950, build def (2.0 s)"),
             "{html}"
         );
         std::fs::remove_dir_all(dir).unwrap();
