@@ -387,22 +387,28 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
+    /// The page of a directory holding one small table and a manifest
+    /// with `extra` (JSON members, each followed by a comma) after its check.
+    fn page_with_manifest(dir: &Path, extra: &str) -> String {
+        std::fs::write(dir.join("stats.csv"), "n_first,rate\n8,0.5\n").unwrap();
+        let manifest = format!(
+            r#"{{"tool":"runner","check":"passed",{extra}"config":{{"experiment":{{"name":"x"}}}}}}"#
+        );
+        std::fs::write(dir.join("manifest.json"), manifest).unwrap();
+        page(dir, &Labels::default()).unwrap()
+    }
+
     /// Tables of a run's chunks so far (`runner interim`) say so at the top
     /// of the page, which counts, and of how many; a finished run's do not.
     #[test]
     fn an_interim_directory_says_so_at_the_top() {
         let dir = scratch("interim");
-        std::fs::write(dir.join("stats.csv"), "n_first,rate\n8,0.5\n").unwrap();
-        let finished = r#"{"tool":"runner","check":"passed","config":{"experiment":{"name":"x"}}}"#;
-        std::fs::write(dir.join("manifest.json"), finished).unwrap();
-        let html = page(&dir, &Labels::default()).unwrap();
+        let html = page_with_manifest(&dir, "");
         assert!(!html.contains("Interim"), "a finished run's page");
-        let interim = finished.replace(
-            r#""check":"passed","#,
-            r#""check":"passed","interim":{"from":["c"],"chunks_done":211,"chunks_total":1000,"chunks":"0-80, 250"},"#,
+        let html = page_with_manifest(
+            &dir,
+            r#""interim":{"from":["c"],"chunks_done":211,"chunks_total":1000,"chunks":"0-80, 250"},"#,
         );
-        std::fs::write(dir.join("manifest.json"), interim).unwrap();
-        let html = page(&dir, &Labels::default()).unwrap();
         assert!(
             html.contains(
                 "Interim: these tables count 211 of the run&#39;s 1000 chunks (0-80, 250)"
@@ -417,20 +423,11 @@ mod tests {
     #[test]
     fn the_rechecks_a_run_passed_are_in_its_provenance() {
         let dir = scratch("rechecks");
-        std::fs::write(dir.join("stats.csv"), "n_first,rate\n8,0.5\n").unwrap();
-        let plain = r#"{"tool":"runner","check":"passed","config":{"experiment":{"name":"x"}}}"#;
-        std::fs::write(dir.join("manifest.json"), plain).unwrap();
-        assert!(
-            !page(&dir, &Labels::default())
-                .unwrap()
-                .contains("rechecks (--recheck")
+        assert!(!page_with_manifest(&dir, "").contains("rechecks (--recheck"));
+        let html = page_with_manifest(
+            &dir,
+            r#""rechecks":[{"started":"2026-12-04T03:00:00Z","chunks":[40,213,353],"of_chunks":901,"git_commit":"abc","seconds":175.7},{"started":"2026-12-05T01:00:00Z","chunks":[7],"of_chunks":950,"git_commit":"def","seconds":2.0,"shard_index":1}],"#,
         );
-        let rechecked = plain.replace(
-            r#""check":"passed","#,
-            r#""check":"passed","rechecks":[{"started":"2026-12-04T03:00:00Z","chunks":[40,213,353],"of_chunks":901,"git_commit":"abc","seconds":175.7},{"started":"2026-12-05T01:00:00Z","chunks":[7],"of_chunks":950,"git_commit":"def","seconds":2.0,"shard_index":1}],"#,
-        );
-        std::fs::write(dir.join("manifest.json"), rechecked).unwrap();
-        let html = page(&dir, &Labels::default()).unwrap();
         assert!(
             html.contains("at 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s); shard 1, at 2026-12-05T01:00:00Z, chunks 7 of 950, build def (2.0 s)"),
             "{html}"
