@@ -110,16 +110,7 @@ fn shards_that_differ_only_in_speed_settings_merge() {
         &["--shards", "2", "--shard-index", "1", "-j", "1"],
     );
     let merged = dir.join("merged");
-    ok(&runner()
-        .args([
-            "merge",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "--out",
-            merged.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap());
+    ok(&merge_into(&[&a, &b], &merged));
     assert_eq!(tables(&merged), tables(&whole));
     // A setting that decides the results (the seed) still keeps shards apart.
     let other_seed = write_config(&dir, "c.toml", &SAMPLE.replace("seed = 3", "seed = 4"));
@@ -1370,9 +1361,6 @@ fn an_earlier_sittings_recheck_reaches_the_manifest() {
             "{what}"
         );
     };
-    let manifest_of = |d: &Path| -> serde_json::Value {
-        serde_json::from_slice(&std::fs::read(d.join("manifest.json")).unwrap()).unwrap()
-    };
 
     let to = dir.join("interim");
     ok(&run_interim(&cfg, &[&out], &to));
@@ -1393,6 +1381,19 @@ fn an_earlier_sittings_recheck_reaches_the_manifest() {
     );
 }
 
+/// A results directory's `manifest.json`, parsed.
+fn manifest_of(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// `runner merge SHARDS... --out OUT`.
+fn merge_into(shards: &[&Path], out: &Path) -> Output {
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(shards.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["--out", out.to_str().unwrap()]);
+    run(&args)
+}
+
 /// A shard resumed with `--recheck` lists the recheck in its own
 /// manifest, and `runner merge` lists every shard's, each marked with its
 /// shard, in the merged manifest; a shard never rechecked adds none.
@@ -1408,23 +1409,11 @@ fn a_merge_lists_the_rechecks_of_its_shards() {
     resume.extend(["--resume", "--recheck", "1", "-j", "2"]);
     passed_recheck_of(&run(&run_args(&cfg, &first, &resume)), 1);
     single(&cfg, &second, &shard("1"));
-    let manifest_of = |d: &Path| -> serde_json::Value {
-        serde_json::from_slice(&std::fs::read(d.join("manifest.json")).unwrap()).unwrap()
-    };
     let own = manifest_of(&first)["rechecks"].clone();
     assert_eq!(own.as_array().map(Vec::len), Some(1), "{own}");
     assert!(own[0].get("shard_index").is_none(), "{own}");
     let merged = dir.join("merged");
-    ok(&runner()
-        .args([
-            "merge",
-            first.to_str().unwrap(),
-            second.to_str().unwrap(),
-            "--out",
-            merged.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap());
+    ok(&merge_into(&[&first, &second], &merged));
     let listed = manifest_of(&merged)["rechecks"].clone();
     let mut expected = own.clone();
     expected[0]["shard_index"] = serde_json::json!(0);
