@@ -426,10 +426,7 @@ fn read_back<C: DeserializeOwned>(
                         // A line cut short by a kill can only be the last one.
                         Err(_) if torn => break,
                         Err(e) => {
-                            return Err(refuse(format!(
-                                "{} line {n}: {e}; the checkpoint was edited or corrupted (remove it to start over)",
-                                path.display()
-                            )));
+                            return Err(refuse(format!("{} line {n}: {e}", path.display())));
                         }
                     }
                 }
@@ -500,27 +497,52 @@ pub fn fingerprint_of(path: &Path) -> anyhow::Result<Option<String>> {
         .map(|h| h.fingerprint))
 }
 
+/// Why a record line was not read.
+enum BadLine {
+    /// Its checksum is missing or does not match: damaged or edited.
+    Damaged(&'static str),
+    /// Its checksum holds but this build cannot read its JSON: written by
+    /// another build (a newer one's kind of record, say), or edited with
+    /// its checksum recomputed.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for BadLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadLine::Damaged(why) => write!(
+                f,
+                "{why}; the checkpoint was edited or corrupted (remove it to start over)"
+            ),
+            BadLine::Unreadable(why) => write!(
+                f,
+                "{why}; its checksum holds, so the line was written so: by another build of runner (resume with that build), or edited with its checksum recomputed"
+            ),
+        }
+    }
+}
+
 /// One record line: its checksum checked, then its JSON read.
-fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<Line<C>, String> {
+fn parse_record<C: DeserializeOwned>(line: &[u8]) -> Result<Line<C>, BadLine> {
     let (sum, json) = match line.iter().position(|&b| b == b' ') {
         Some(at) => (&line[..at], &line[at + 1..]),
-        None => return Err("no checksum".into()),
+        None => return Err(BadLine::Damaged("no checksum")),
     };
     let expected = std::str::from_utf8(sum)
         .ok()
         .and_then(|s| u32::from_str_radix(s, 16).ok())
-        .ok_or("no checksum")?;
+        .ok_or(BadLine::Damaged("no checksum"))?;
     if crc32fast::hash(json) != expected {
-        return Err("checksum mismatch".into());
+        return Err(BadLine::Damaged("checksum mismatch"));
     }
     if json.starts_with(RECHECK_PREFIX) {
         return serde_json::from_slice::<RecheckLine>(json)
             .map(|l| Line::Recheck(l.recheck))
-            .map_err(|e| format!("unreadable recheck: {e}"));
+            .map_err(|e| BadLine::Unreadable(format!("unreadable recheck: {e}")));
     }
     serde_json::from_slice(json)
         .map(Line::Chunk)
-        .map_err(|e| format!("unreadable counts: {e}"))
+        .map_err(|e| BadLine::Unreadable(format!("a record this build cannot read: {e}")))
 }
 
 #[cfg(test)]
@@ -619,6 +641,31 @@ mod tests {
         assert_eq!(j.finished().rechecks(), [passed(&[0, 3])]);
         j.record_recheck(passed(&[9])).unwrap();
         assert_eq!(j.rechecks(), vec![passed(&[0, 3]), passed(&[9])]);
+    }
+
+    /// A line whose checksum holds but whose record this build cannot read
+    /// (a kind of record a newer build writes) is refused without calling
+    /// the checkpoint corrupted: the build that wrote it can resume it.
+    #[test]
+    fn a_sealed_record_of_an_unknown_kind_names_another_build() {
+        let (_dir, path) = tmp("unknown-kind");
+        let mut j = Journal::<Vec<u32>>::open(&path, "abc", false).unwrap();
+        j.record(0, &vec![1]).unwrap();
+        drop(j);
+        let json = r#"{"pause":{"started":"2027-01-01T00:00:00Z"}}"#;
+        let line = format!("{:08x} {json}\n", crc32fast::hash(json.as_bytes()));
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(line.as_bytes()).unwrap();
+        drop(f);
+        let err = Journal::<Vec<u32>>::open(&path, "abc", true).err().unwrap();
+        assert!(crate::error::is_refused(&err), "{err}");
+        let said = err.to_string();
+        assert!(
+            said.contains("line 3: a record this build cannot read")
+                && said.contains("another build of runner")
+                && !said.contains("corrupted"),
+            "{said}"
+        );
     }
 
     /// A recheck line edited (its checksum then wrong), or sealed again
