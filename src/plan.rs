@@ -10,7 +10,7 @@ use crate::driver::{
 };
 use crate::engine;
 use crate::exit;
-use crate::export::{duration_text, grouped, size_text, threads_text};
+use crate::export::{duration_text, grouped, manifest, size_text, threads_text};
 use crate::studies::{self, load_config};
 use crate::study::Outline;
 use std::path::Path;
@@ -131,20 +131,7 @@ fn print_checkpoint(config: &Config, config_path: &Path, outline: &Outline, out:
                 grouped(of_shard),
                 out.join(CHECKPOINT_FILE).display()
             );
-            match found.rechecks.last() {
-                None => println!(
-                    "rechecked: never; --resume --recheck N first solves N of its chunks again, picked at random, and refuses it if one differs from its record"
-                ),
-                Some(last) => println!(
-                    "rechecked: {} time{}, last at {}: {} of its {} chunks then solved again by the build of {}, each as recorded",
-                    found.rechecks.len(),
-                    if found.rechecks.len() == 1 { "" } else { "s" },
-                    last.started,
-                    last.chunks.len(),
-                    grouped(last.of_chunks),
-                    last.git_commit
-                ),
-            }
+            println!("{}", manifest::rechecks_line(&found.rechecks));
             println!(
                 "interim: `runner interim --config {} --out {} --to DIR` writes the tables of the chunks done so far",
                 config_path.display(),

@@ -125,6 +125,7 @@ where
         facts.chunks,
         dirs.join(", ")
     );
+    println!("{}", manifest::rechecks_line(&rechecks));
     written.push("manifest.json".into());
     write_manifest(
         out,

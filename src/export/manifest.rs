@@ -96,6 +96,25 @@ pub struct RecheckPassed {
     pub shard_index: Option<u64>,
 }
 
+/// One line saying whether a checkpoint's records were spot-checked, and
+/// when last: `runner plan` prints it for a checkpoint, `runner interim`
+/// for the checkpoints its tables come from, so that a reader of figures
+/// so far sees what vouches for them without opening the manifest.
+pub fn rechecks_line(rechecks: &[RecheckPassed]) -> String {
+    match rechecks.last() {
+        None => "rechecked: never; --resume --recheck N first solves N of its chunks again, picked at random, and refuses it if one differs from its record".into(),
+        Some(last) => format!(
+            "rechecked: {} time{}, last at {}: {} of its {} chunks then solved again by the build of {}, each as recorded",
+            rechecks.len(),
+            if rechecks.len() == 1 { "" } else { "s" },
+            last.started,
+            last.chunks.len(),
+            super::grouped(last.of_chunks),
+            last.git_commit
+        ),
+    }
+}
+
 /// What an interim directory's tables cover (`runner interim`).
 #[derive(Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Interim {
