@@ -100,8 +100,13 @@ pub struct RecheckPassed {
 /// when last: `runner plan` prints it for a checkpoint, `runner interim`
 /// for the checkpoints its tables come from, so that a reader of figures
 /// so far sees what vouches for them without opening the manifest.
+///
+/// "Last" is the latest by start time, not the last listed: the rechecks
+/// of several shards come shard by shard, and a lower shard may have been
+/// rechecked later. The times are ISO 8601 in UTC, all of one width, so
+/// they order as text.
 pub fn rechecks_line(rechecks: &[RecheckPassed]) -> String {
-    match rechecks.last() {
+    match rechecks.iter().max_by(|a, b| a.started.cmp(&b.started)) {
         None => "rechecked: never; --resume --recheck N first solves N of its chunks again, picked at random, and refuses it if one differs from its record".into(),
         Some(last) => format!(
             "rechecked: {} time{}, last at {}: {} of its {} chunks then solved again by the build of {}, each as recorded",
@@ -359,5 +364,38 @@ mod tests {
         assert_eq!(iso_utc(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(iso_utc(1_795_469_614), "2026-11-23T21:33:34Z");
         assert_eq!(iso_utc(4_107_542_399), "2100-02-28T23:59:59Z");
+    }
+
+    fn recheck(started: &str, commit: &str) -> RecheckPassed {
+        RecheckPassed {
+            started: started.into(),
+            chunks: vec![1, 2],
+            of_chunks: 1_000,
+            git_commit: commit.into(),
+            seconds: 1.0,
+            shard_index: None,
+        }
+    }
+
+    #[test]
+    fn the_rechecks_line_names_the_latest_recheck_not_the_last_listed() {
+        assert!(rechecks_line(&[]).starts_with("rechecked: never; "));
+        // Shard 0 rechecked after shard 1: listed shard by shard, the
+        // later one comes first.
+        let listed = [
+            recheck("2026-12-04T05:00:00Z", "later"),
+            recheck("2026-12-03T23:59:59Z", "earlier"),
+        ];
+        let line = rechecks_line(&listed);
+        assert!(
+            line.starts_with(
+                "rechecked: 2 times, last at 2026-12-04T05:00:00Z: 2 of its 1,000 chunks"
+            ),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("by the build of later, each as recorded"),
+            "{line}"
+        );
     }
 }
