@@ -1422,6 +1422,14 @@ fn a_merge_lists_the_rechecks_of_its_shards() {
     let mut expected = own.clone();
     expected[0]["shard_index"] = serde_json::json!(0);
     assert_eq!(listed, expected);
+    // `runner interim` over the finished shards reads them from the same
+    // manifests (it once said "rechecked: never" of a finished run).
+    let so_far = dir.join("interim");
+    let o = run_interim(&cfg, &[&first, &second], &so_far);
+    ok(&o);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("rechecked: 1 time, last at "), "{said}");
+    assert_eq!(manifest_of(&so_far)["rechecks"], expected);
 }
 
 /// A stop during the recheck (whose chunks can take as long as any) is an

@@ -11,7 +11,9 @@ use super::record::{
     RunFacts, Started, chunk_sizes, interim_labels, picture_labels, print_summary, write_manifest,
     write_tables,
 };
-use super::shard_merge::{Partial, check_shard_counts, check_sum_so_far, read_partial};
+use super::shard_merge::{
+    Partial, check_shard_counts, check_sum_so_far, read_partial, shard_rechecks,
+};
 use crate::config::Config;
 use crate::engine::{self, journal, journal::Journal};
 use crate::error::refuse;
@@ -223,11 +225,21 @@ where
             .collect(),
         counts: p.cells,
     };
+    // A finished run or shard journals no more: its rechecks are in the
+    // manifest beside its partial.json. An unsharded run's are not marked
+    // with a shard, as its own manifest does not mark them.
+    let rechecks = shard_rechecks(&path, p.shard_index, hash)
+        .into_iter()
+        .map(|r| manifest::RecheckPassed {
+            shard_index: r.shard_index.filter(|_| p.shards > 1),
+            ..r
+        })
+        .collect();
     Ok(InterimPart {
         shard,
         part,
         source: path,
-        rechecks: Vec::new(),
+        rechecks,
     })
 }
 

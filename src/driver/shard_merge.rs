@@ -289,10 +289,11 @@ where
 }
 
 /// The rechecks listed by the manifest beside a shard's `partial.json`
-/// (`partial`), each marked with the shard, for the merge's manifest.
-/// Provenance, not counts: a manifest that is not there, cannot be read,
-/// or is of another run adds none, with a note for the last two.
-fn shard_rechecks(
+/// (`partial`), each marked with the shard, for the manifest of a merge
+/// or a `runner interim`. Provenance, not counts: a manifest that is not
+/// there, cannot be read, or is of another run adds none, with a note for
+/// the last two.
+pub(super) fn shard_rechecks(
     partial: &Path,
     shard_index: u64,
     config_hash: &str,
@@ -302,7 +303,7 @@ fn shard_rechecks(
     };
     let note = |why: &str| {
         eprintln!(
-            "note: {}: {why}, so the merged manifest lists none of shard {shard_index}'s rechecks",
+            "note: {}: {why}, so the manifest written lists none of shard {shard_index}'s rechecks",
             dir.join(manifest::FILE_NAME).display()
         );
         Vec::new()
