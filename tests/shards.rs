@@ -2103,3 +2103,21 @@ fn interim_counts_finished_and_stopped_shards_together() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("given twice"), "{}", stderr(&o));
 }
+
+/// Rerunning a config into its own results directory (the regression
+/// check) rewrites them, and says so at the start, so that a wrong --out is
+/// noticed before hours of work, not after; a first run says nothing.
+#[test]
+fn a_rerun_into_finished_results_says_it_replaces_them() {
+    let dir = scratch("rerun-note");
+    let cfg = write_config(&dir, "e.toml", EXHAUSTIVE);
+    let out = dir.join("out");
+    let first = run(&run_args(&cfg, &out, &[]));
+    ok(&first);
+    let note =
+        "holds the results of an earlier run of `e`; this run replaces them when it finishes";
+    assert!(!stderr(&first).contains(note), "{}", stderr(&first));
+    let again = run(&run_args(&cfg, &out, &[]));
+    ok(&again);
+    assert!(stderr(&again).contains(note), "{}", stderr(&again));
+}

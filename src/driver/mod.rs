@@ -153,6 +153,16 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             checkpoint.display()
         )));
     }
+    // Rerunning a config as a regression check is meant to rewrite its
+    // results, but a researcher who named the wrong --out should hear of it
+    // before hours of work, not find the committed tables replaced.
+    if !holds_progress && ctx.out_dir.join(manifest::FILE_NAME).exists() {
+        eprintln!(
+            "note: {} holds the results of an earlier run of `{}`; this run replaces them when it finishes",
+            ctx.out_dir.display(),
+            config.experiment.name
+        );
+    }
     let plan = engine::Plan::new(&study);
     let hash = result_hash(config, &chunk_sizes(&study));
     let (shards, index) = ctx.shard.unwrap_or((1, 0));
