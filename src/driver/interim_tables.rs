@@ -226,15 +226,8 @@ where
         counts: p.cells,
     };
     // A finished run or shard journals no more: its rechecks are in the
-    // manifest beside its partial.json. An unsharded run's are not marked
-    // with a shard, as its own manifest does not mark them.
-    let rechecks = shard_rechecks(&path, p.shard_index, hash)
-        .into_iter()
-        .map(|r| manifest::RecheckPassed {
-            shard_index: r.shard_index.filter(|_| p.shards > 1),
-            ..r
-        })
-        .collect();
+    // manifest beside its partial.json.
+    let rechecks = shard_rechecks(&path, shard, hash);
     Ok(InterimPart {
         shard,
         part,

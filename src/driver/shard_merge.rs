@@ -238,7 +238,7 @@ where
             index: p.shard_index,
         };
         check_shard_counts(checker, plan, shard, &p.cells, &path)?;
-        rechecks.extend(shard_rechecks(&path, p.shard_index, &p.config_hash));
+        rechecks.extend(shard_rechecks(&path, shard, &p.config_hash));
         from.push(path.display().to_string());
         config.get_or_insert(p.config);
         for (cell, items) in merged_items.iter_mut().enumerate() {
@@ -289,15 +289,17 @@ where
 }
 
 /// The rechecks listed by the manifest beside a shard's `partial.json`
-/// (`partial`), each marked with the shard, for the manifest of a merge
-/// or a `runner interim`. Provenance, not counts: a manifest that is not
+/// (`partial`), for the manifest of a merge or a `runner interim`, each
+/// marked with the shard when the run has several (an unsharded run's own
+/// manifest marks none). Provenance, not counts: a manifest that is not
 /// there, cannot be read, or is of another run adds none, with a note for
 /// the last two.
 pub(super) fn shard_rechecks(
     partial: &Path,
-    shard_index: u64,
+    shard: engine::Shard,
     config_hash: &str,
 ) -> Vec<manifest::RecheckPassed> {
+    let shard_index = shard.index;
     let Some(dir) = partial.parent() else {
         return Vec::new();
     };
@@ -328,7 +330,7 @@ pub(super) fn shard_rechecks(
         Ok(rechecks) => rechecks
             .into_iter()
             .map(|r| manifest::RecheckPassed {
-                shard_index: Some(shard_index),
+                shard_index: (shard.count > 1).then_some(shard_index),
                 ..r
             })
             .collect(),
