@@ -96,6 +96,27 @@ pub struct RecheckPassed {
     pub shard_index: Option<u64>,
 }
 
+impl RecheckPassed {
+    /// This recheck as a reader wants it: "at 2026-12-04T03:00:00Z, chunks
+    /// 40, 213, 353 of 901, build abc (175.7 s)", after "shard 1, " in a
+    /// merge's. The seconds were rounded to tenths when recorded.
+    pub fn describe(&self) -> String {
+        let shard = match self.shard_index {
+            Some(index) => format!("shard {index}, "),
+            None => String::new(),
+        };
+        let chunks: Vec<String> = self.chunks.iter().map(u64::to_string).collect();
+        format!(
+            "{shard}at {}, chunks {} of {}, build {} ({:.1} s)",
+            self.started,
+            chunks.join(", "),
+            self.of_chunks,
+            self.git_commit,
+            self.seconds
+        )
+    }
+}
+
 /// One line saying whether a checkpoint's records were spot-checked, and
 /// when last: `runner plan` prints it for a checkpoint, `runner interim`
 /// for the checkpoints its tables come from, so that a reader of figures

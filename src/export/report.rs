@@ -6,11 +6,12 @@
 //! Deterministic results come first; run details (time, host, commit) are
 //! kept apart at the end, as in the directory itself.
 
-use super::manifest::Recorded;
+use super::manifest::{RecheckPassed, Recorded};
 use super::plot::Labels;
 use super::table::CsvTable;
 use crate::error::refuse;
 use anyhow::Context;
+use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -91,34 +92,6 @@ fn figure_html(name: &str, svg: &str) -> String {
     )
 }
 
-/// One recheck of the manifest's `rechecks`, as a reader wants it: "at
-/// 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s)",
-/// after "shard 1, " in a merge's.
-fn recheck_text(recheck: &serde_json::Value) -> String {
-    let field = |key: &str| match recheck.get(key) {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => "?".into(),
-    };
-    let chunks: Vec<String> = recheck
-        .get("chunks")
-        .and_then(|c| c.as_array())
-        .map(|c| c.iter().map(|n| n.to_string()).collect())
-        .unwrap_or_default();
-    let shard = match recheck.get("shard_index") {
-        Some(index) => format!("shard {index}, "),
-        None => String::new(),
-    };
-    format!(
-        "{shard}at {}, chunks {} of {}, build {} ({} s)",
-        field("started"),
-        chunks.join(", "),
-        field("of_chunks"),
-        field("git_commit"),
-        field("seconds")
-    )
-}
-
 /// Provenance rows from the manifest, in the order a reader looks for them.
 fn provenance_html(manifest: &serde_json::Value) -> String {
     let keys = [
@@ -153,11 +126,18 @@ fn provenance_html(manifest: &serde_json::Value) -> String {
         let text = match value {
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Array(items) if items.is_empty() => continue,
-            serde_json::Value::Array(items) if key == "rechecks" => items
-                .iter()
-                .map(recheck_text)
-                .collect::<Vec<_>>()
-                .join("; "),
+            // Read as the runner wrote them; a list this build cannot read
+            // (edited by hand) is shown as it stands rather than dropped.
+            serde_json::Value::Array(_) if key == "rechecks" => {
+                match Vec::<RecheckPassed>::deserialize(value) {
+                    Ok(rechecks) => rechecks
+                        .iter()
+                        .map(RecheckPassed::describe)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    Err(_) => value.to_string(),
+                }
+            }
             other => other.to_string(),
         };
         let _ = writeln!(
@@ -430,6 +410,12 @@ mod tests {
         );
         assert!(
             html.contains("at 2026-12-04T03:00:00Z, chunks 40, 213, 353 of 901, build abc (175.7 s); shard 1, at 2026-12-05T01:00:00Z, chunks 7 of 950, build def (2.0 s)"),
+            "{html}"
+        );
+        // A list edited past what the runner writes is shown as it stands.
+        let html = page_with_manifest(&dir, r#""rechecks":[{"started":"noon"}],"#);
+        assert!(
+            html.contains("[{&quot;started&quot;:&quot;noon&quot;}]"),
             "{html}"
         );
         std::fs::remove_dir_all(dir).unwrap();
