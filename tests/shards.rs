@@ -78,6 +78,40 @@ fn shards_merge_to_the_single_machine_run() {
     }
 }
 
+/// The rates study is one item a cell, so most shards of a run (and most
+/// rounds of `runner plan`'s timing sample) are dealt no chunk of a given
+/// cell. Such a shard counts nothing there; until this was fixed it was
+/// refused as "a bug in runner" (exit 3), and so was the plan.
+#[test]
+fn a_rates_run_shards_merges_and_plans() {
+    const RATES: &str = "[experiment]\nname = \"r\"\nstudy = \"rates\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[1, 1], [2, 2], [3, 3], [5, 4], [9, 9]]\nfield = 7\n";
+    let dir = scratch("rates-shards");
+    let cfg = write_config(&dir, "r.toml", RATES);
+    let whole = dir.join("whole");
+    single(&cfg, &whole, &[]);
+    let mut args = vec!["merge".to_string()];
+    for i in 0..3 {
+        let out = dir.join(format!("s{i}"));
+        let index = i.to_string();
+        single(&cfg, &out, &["--shards", "3", "--shard-index", &index]);
+        args.push(out.to_str().unwrap().into());
+    }
+    let merged = dir.join("merged");
+    args.extend(["--out".into(), merged.to_str().unwrap().into()]);
+    ok(&runner().args(&args).output().unwrap());
+    let rates = |d: &Path| std::fs::read(d.join("rates.csv")).unwrap();
+    assert_eq!(rates(&merged), rates(&whole));
+    let o = run(&[
+        "plan",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--calibrate-secs",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("time: about"));
+}
+
 #[test]
 fn shards_that_differ_only_in_speed_settings_merge() {
     // The config hash covers what decides the results; memo size, move

@@ -83,14 +83,25 @@ impl Workload for Rates {
         into.first_wins += from.first_wins;
     }
 
-    fn check_counts(&self, cell: usize, _items: u64, c: &RateCounts) -> Result<(), String> {
+    fn check_counts(&self, cell: usize, items: u64, c: &RateCounts) -> Result<(), String> {
         let [a, b] = self.cells[cell];
         let deck = Deck {
             copies: self.copies.clone(),
         };
-        // The config check refused cells whose deals pass u128; the DP
-        // counts every physical deal of its cell.
-        if deck.physical_deals(a, b) != Some(c.deals) {
+        // A cell is one item, the DP over all its deals. A shard (or a
+        // plan's timing sample) that was not dealt it counts nothing there;
+        // the one that was counts every physical deal of the cell (the
+        // config check refused cells whose deals pass u128).
+        let deals = match items {
+            0 => Some(0),
+            1 => deck.physical_deals(a, b),
+            _ => {
+                return Err(format!(
+                    "{items} items, but a cell of the rates study is one"
+                ));
+            }
+        };
+        if deals != Some(c.deals) {
             Err("the deals are not the cell's physical deals".into())
         } else if c.first_wins > c.deals {
             Err("more first-player wins than deals".into())
@@ -203,5 +214,10 @@ mod tests {
                 .check_counts(0, 1, &edited(computed.deals, computed.deals + 1))
                 .is_err()
         );
+        // A shard that was not dealt the cell counts nothing in it, and
+        // must count nothing.
+        assert_eq!(rates.check_counts(0, 0, &RateCounts::default()), Ok(()));
+        assert!(rates.check_counts(0, 0, &computed).is_err());
+        assert!(rates.check_counts(0, 2, &computed).is_err());
     }
 }
