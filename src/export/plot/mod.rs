@@ -43,6 +43,8 @@ pub fn refuse_impossible_rates(name: &str, bytes: &[u8], what: &str) -> anyhow::
     match name {
         "stats.csv" | "rates.csv" if has_all(&RATE_COLUMNS) => read_rates(bytes, what).map(drop),
         "mu.csv" if has_all(&MU_READ_COLUMNS) => read_mu(bytes, what).map(drop),
+        // Without its interval a rate can still be one no run writes.
+        _ if has_all(&["first_win_rate"]) => read::refuse_rates_outside_0_1(bytes, what),
         _ => Ok(()),
     }
 }
@@ -326,6 +328,15 @@ mod tests {
         ] {
             let e = read_rates(format!("{head}{row}\n").as_bytes(), "stats.csv").unwrap_err();
             assert!(e.to_string().contains("stats.csv: 3x3"), "{row}: {e}");
+        }
+        // A table with the rate alone is checked for [0, 1] all the same.
+        let head = "n_first,n_second,first_win_rate\n";
+        let alone = |row: &str| format!("{head}{row}\n").into_bytes();
+        assert!(refuse_impossible_rates("stats.csv", &alone("3,3,0.5"), "t").is_ok());
+        assert!(refuse_impossible_rates("x.csv", &alone("3,3,"), "t").is_ok());
+        for row in ["3,3,1.5", "3,3,-0.1", "3,3,NaN", "3,3,inf", "3,3,half"] {
+            let e = refuse_impossible_rates("x.csv", &alone(row), "t.csv").unwrap_err();
+            assert!(e.to_string().starts_with("t.csv: row 1:"), "{row}: {e}");
         }
         let head = "n_first,n_second,mu0,mu1,deals,first_wins\n";
         assert!(read_mu(format!("{head}3,3,1,2,10,10\n").as_bytes(), "mu.csv").is_ok());

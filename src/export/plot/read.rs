@@ -129,6 +129,34 @@ pub fn read_rates(bytes: &[u8], what: &str) -> anyhow::Result<Vec<RatePoint>> {
         .collect()
 }
 
+/// Refuses a table whose `first_win_rate` column holds a number outside
+/// [0, 1] (or no number: an empty field is left alone), for a table that
+/// lacks the interval columns [`read_rates`] checks it against.
+pub(super) fn refuse_rates_outside_0_1(bytes: &[u8], what: &str) -> anyhow::Result<()> {
+    let mut r = csv::Reader::from_reader(bytes);
+    let header = r
+        .headers()
+        .map_err(|e| refuse(format!("{what}: cannot read its header: {e}")))?
+        .clone();
+    let Some(column) = header.iter().position(|h| h == "first_win_rate") else {
+        return Ok(());
+    };
+    for (row, rec) in r.records().enumerate() {
+        let rec = rec.map_err(|e| refuse(format!("{what}: bad CSV row: {e}")))?;
+        let field = rec.get(column).unwrap_or("");
+        if field.is_empty() {
+            continue;
+        }
+        if !field.parse::<f64>().is_ok_and(|v| (0.0..=1.0).contains(&v)) {
+            return Err(refuse(format!(
+                "{what}: row {}: first_win_rate `{field}` is not a rate in [0, 1]",
+                row + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// One row of `mu.csv`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MuCell {
