@@ -314,6 +314,9 @@ pub struct SolveArgs {
     /// The order is reversed (an 11-back trick under way): only cards weaker than the field card may be played. Needs --back and a field card.
     #[arg(long)]
     pub reversed: bool,
+    /// Also give the card-count value (the cards left in the loser's hand, positive when the player to move wins) by search, beside conjecture C1's; exit 1 if they differ. Plain rules only.
+    #[arg(long, conflicts_with_all = ["cut", "back", "reversed"])]
+    pub score: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

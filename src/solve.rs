@@ -7,9 +7,13 @@ use crate::cli::SolveArgs;
 use crate::config::MAX_CARDS_IN_PLAY;
 use crate::exit;
 use crate::games::cards::MAX_RANKS;
+use crate::games::tanhinmin::dropped_cards::DroppedCardsSolver;
 use crate::games::tanhinmin::formula;
+use crate::games::tanhinmin::memo::SharedMemo;
+use crate::games::tanhinmin::ordering::MoveOrder;
 use crate::games::tanhinmin::ordering::cut_guess_mover_wins;
 use crate::games::tanhinmin::position::Position;
+use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_value, plain_score};
 use crate::games::tanhinmin::solver::Solver;
 use crate::games::tanhinmin::variant::{
     Rules, VARIANT_MAX_CARDS, VariantSolver, plain_variant_wins,
@@ -48,6 +52,9 @@ pub struct SolveReport {
     /// test's prediction).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<VariantReport>,
+    /// The card-count value, with `--score`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_count: Option<CardCountReport>,
 }
 
 /// What `runner solve` adds under a variant's rules.
@@ -69,6 +76,66 @@ pub struct VariantReport {
     /// Under 8-cut alone, the guess that orders the search's moves: the μ
     /// test read on the game's "may be played on" graph.
     pub cut_guess_first_wins: Option<bool>,
+}
+
+/// What `runner solve --score` adds: the card-count game's value.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct CardCountReport {
+    /// The value by search: the cards left in the loser's hand, positive
+    /// when the player to move wins.
+    pub value: i32,
+    /// Conjecture C1's value.
+    pub c1: i32,
+    /// How the search proved it: `c1-window` (the value is at least C1's
+    /// and not more, two plain searches by the dropped-cards lemma, as the
+    /// card-count study proves it) or `full-minimax` (C1's window missed).
+    pub proved_by: &'static str,
+    /// The scored game's plain recursion (no memo), on positions of at
+    /// most [`SCORE_TWIN_MAX_CARDS`] cards.
+    pub twin: Option<i32>,
+}
+
+/// The most cards on which `--score` also runs the scored game's plain
+/// recursion (no memo, exponential) as a check.
+const SCORE_TWIN_MAX_CARDS: usize = 12;
+
+/// The card-count value of (X, Y, r), on sorted lists, proved as the
+/// card-count study proves it: C1 only picks the window.
+pub fn card_count(x: &[u32], y: &[u32], field: u32) -> CardCountReport {
+    card_count_by(x, y, field, c1_value)
+}
+
+/// [`card_count`] with the window picked by `conjecture`: the tests give a
+/// wrong one, to show the searches, not the closed form, decide the value.
+fn card_count_by(x: &[u32], y: &[u32], field: u32, conjecture: Conjecture) -> CardCountReport {
+    let pos = position_of(x, y, field);
+    let c1 = conjecture(x, y, field);
+    let mut window = DroppedCardsSolver::new(
+        std::sync::Arc::new(SharedMemo::with_bytes(64 << 20)),
+        64 << 20,
+        MoveOrder::default(),
+    );
+    let in_window = window.reaches(&pos, c1) && !window.reaches(&pos, c1 + 1);
+    let (value, proved_by) = if in_window {
+        (c1, "c1-window")
+    } else {
+        (ScoreSolver::new(256 << 20).score(&pos), "full-minimax")
+    };
+    CardCountReport {
+        value,
+        c1,
+        proved_by,
+        twin: (x.len() + y.len() <= SCORE_TWIN_MAX_CARDS).then(|| plain_score(x, y, field)),
+    }
+}
+
+/// The position (X, Y, r) of sorted lists, with the field given a rank of
+/// its own so that it keeps its strength when above every card.
+fn position_of(x: &[u32], y: &[u32], field: u32) -> Position {
+    let mut pos = Position::from_cards(x, y, field);
+    pos.ranks = pos.ranks.max(field as usize);
+    pos.field = field as usize;
+    pos
 }
 
 /// Checks a position's cards; the message names the flag at fault.
@@ -146,12 +213,9 @@ pub fn report_under(
     let mut y = second.to_vec();
     x.sort_unstable();
     y.sort_unstable();
-    let mut pos = Position::from_cards(&x, &y, field);
-    // Give the field its own rank slot so it keeps its strength when above every card.
-    pos.ranks = pos.ranks.max(field as usize);
-    pos.field = field as usize;
+    let pos = position_of(&x, &y, field);
     let (mu0, mu1) = formula::mu_pair_sorted(&x, &y, field);
-    let mut plain_solver = Solver::new(64 << 20);
+    let mut plain_solver = Solver::with_order(64 << 20, MoveOrder::default());
     let plain = (!reversed).then(|| plain_solver.mover_wins(&pos));
     let (minimax, moves, variant) = if rules == Rules::PLAIN {
         let win = plain.expect("the plain game is never reversed");
@@ -193,6 +257,7 @@ pub fn report_under(
         mu1,
         winning_moves: moves.into_iter().map(|m| m.to_string()).collect(),
         variant,
+        card_count: None,
     }
 }
 
@@ -209,7 +274,10 @@ pub fn main(args: &SolveArgs) -> i32 {
         eprintln!("error: {e}");
         return exit::USAGE;
     }
-    let r = report_under(&args.first, &args.second, args.field, rules, args.reversed);
+    let mut r = report_under(&args.first, &args.second, args.field, rules, args.reversed);
+    if args.score {
+        r.card_count = Some(card_count(&r.first, &r.second, r.field));
+    }
     if args.json {
         println!(
             "{}",
@@ -221,7 +289,10 @@ pub fn main(args: &SolveArgs) -> i32 {
     let agrees = match &r.variant {
         None => r.minimax_first_wins == r.formula_first_wins,
         Some(v) => v.twin_first_wins.is_none_or(|t| t == r.minimax_first_wins),
-    };
+    } && r
+        .card_count
+        .as_ref()
+        .is_none_or(|c| c.value == c.c1 && c.twin.is_none_or(|t| t == c.value));
     if agrees { exit::OK } else { exit::CHECK_FAILED }
 }
 
@@ -316,6 +387,25 @@ fn print_text(r: &SolveReport) {
             );
         }
     }
+    if let Some(c) = &r.card_count {
+        println!(
+            "card count: {:+} by search ({}), C1 gives {:+}: {}",
+            c.value,
+            if c.proved_by == "c1-window" {
+                "at least C1's value and not more, proved by two searches"
+            } else {
+                "C1's window missed, so the full minimax"
+            },
+            c.c1,
+            if c.value == c.c1 { "agree" } else { "C1 FAILS" }
+        );
+        if let Some(t) = c.twin {
+            println!(
+                "check:    the scored game's plain recursion gives {t:+}: {}",
+                yes_no(t == c.value)
+            );
+        }
+    }
     if r.winning_moves.is_empty() {
         println!("winning moves: none");
     } else {
@@ -331,5 +421,59 @@ fn print_text(r: &SolveReport) {
             })
             .collect();
         println!("winning moves: {}", shown.join(", "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tanhinmin::score::c1_off_by_one;
+    use crate::random::{chunk_rng, uniform_below};
+
+    /// Random sorted hands of 1 to 6 cards of strengths 1 to 7, and a field.
+    fn random_position(rng: &mut impl rand_xoshiro::rand_core::Rng) -> (Vec<u32>, Vec<u32>, u32) {
+        let mut hand = |rng: &mut _| {
+            let n = 1 + uniform_below(rng, 6) as usize;
+            let mut h: Vec<u32> = (0..n).map(|_| 1 + uniform_below(rng, 7) as u32).collect();
+            h.sort_unstable();
+            h
+        };
+        let (x, y) = (hand(rng), hand(rng));
+        (x, y, uniform_below(rng, 8) as u32)
+    }
+
+    /// `--score`'s value is the scored game's plain recursion's, on many
+    /// random positions, fields above every card included.
+    #[test]
+    fn the_card_count_is_the_plain_recursions() {
+        let mut rng = chunk_rng(19, 0);
+        for _ in 0..400 {
+            let (x, y, r) = random_position(&mut rng);
+            let c = card_count(&x, &y, r);
+            let plain = plain_score(&x, &y, r);
+            assert_eq!(c.value, plain, "{x:?} {y:?} {r}");
+            assert_eq!(c.twin, Some(plain));
+            assert_eq!(c.c1, c1_value(&x, &y, r));
+        }
+    }
+
+    /// A wrong conjecture picks a wrong window: the searches refuse it,
+    /// the full minimax finds the true value, and the report shows the two
+    /// apart (which `runner solve --score` turns into exit 1).
+    #[test]
+    fn a_wrong_conjecture_is_caught_not_believed() {
+        let mut rng = chunk_rng(19, 1);
+        let mut caught = 0;
+        for _ in 0..200 {
+            let (x, y, r) = random_position(&mut rng);
+            let c = card_count_by(&x, &y, r, c1_off_by_one);
+            assert_eq!(c.value, plain_score(&x, &y, r), "{x:?} {y:?} {r}");
+            if c.c1 != c1_value(&x, &y, r) {
+                assert_eq!(c.proved_by, "full-minimax");
+                assert_ne!(c.value, c.c1);
+                caught += 1;
+            }
+        }
+        assert!(caught > 20, "only {caught} positions had a wrong window");
     }
 }

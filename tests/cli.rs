@@ -326,6 +326,40 @@ fn solve_prints_both_verdicts_and_the_winning_moves() {
     );
 }
 
+/// `--score` adds the card-count value, proved by search beside C1's, and
+/// checked by the scored game's plain recursion on small positions.
+#[test]
+fn solve_gives_the_card_count_value_beside_c1() {
+    // X must pass on the 3; Y leads a 1, and X's 2 goes out on it with Y
+    // holding the other 1.
+    let v = solve_json(&["--first", "2", "--second", "1,1", "--field", "3", "--score"]);
+    assert_eq!(v["card_count"]["value"], 1);
+    assert_eq!(v["card_count"]["c1"], 1);
+    assert_eq!(v["card_count"]["twin"], 1);
+    assert_eq!(v["card_count"]["proved_by"], "c1-window");
+    // X's one card goes out at once, and Y holds both of theirs.
+    let v = solve_json(&["--first", "1", "--second", "5,6", "--score"]);
+    assert_eq!(v["card_count"]["value"], 2);
+    // A loser's value is negative: whichever card X leads, Y's 6 goes out
+    // on it, with X holding the other.
+    let v = solve_json(&["--first", "1,2", "--second", "6", "--score"]);
+    assert_eq!(v["card_count"]["value"], -1);
+    assert_eq!(v["card_count"]["value"], v["card_count"]["twin"]);
+    let o = run(&[
+        "solve", "--first", "1,1,3,4", "--second", "1,2,3,5", "--score",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("card count: +1 by search"), "{text}");
+    assert!(text.contains("C1 gives +1: agree"), "{text}");
+    // The card-count game is the plain game's: no rule flags with it.
+    let o = run(&[
+        "solve", "--first", "1", "--second", "2", "--score", "--cut", "6",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(v.get("variant").is_none());
+}
+
 /// `runner solve --json` on a position, parsed.
 fn solve_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["solve", "--json"];
