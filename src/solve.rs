@@ -432,7 +432,7 @@ mod tests {
 
     /// Random sorted hands of 1 to 6 cards of strengths 1 to 7, and a field.
     fn random_position(rng: &mut impl rand_xoshiro::rand_core::Rng) -> (Vec<u32>, Vec<u32>, u32) {
-        let mut hand = |rng: &mut _| {
+        let hand = |rng: &mut _| {
             let n = 1 + uniform_below(rng, 6) as usize;
             let mut h: Vec<u32> = (0..n).map(|_| 1 + uniform_below(rng, 7) as u32).collect();
             h.sort_unstable();
