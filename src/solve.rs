@@ -91,7 +91,7 @@ pub struct CardCountReport {
     /// card-count study proves it) or `full-minimax` (C1's window missed).
     pub proved_by: &'static str,
     /// The scored game's plain recursion (no memo), on positions of at
-    /// most [`SCORE_TWIN_MAX_CARDS`] cards.
+    /// most 12 cards.
     pub twin: Option<i32>,
 }
 
