@@ -114,8 +114,7 @@ fn card_count_by(x: &[u32], y: &[u32], field: u32, conjecture: Conjecture) -> Ca
         64 << 20,
         MoveOrder::default(),
     );
-    let in_window = window.reaches(&pos, c1) && !window.reaches(&pos, c1 + 1);
-    let (value, proved_by) = if in_window {
+    let (value, proved_by) = if window.proves_value(&pos, c1) {
         (c1, "c1-window")
     } else {
         (ScoreSolver::new(256 << 20).score(&pos), "full-minimax")

@@ -100,6 +100,12 @@ impl DroppedCardsSolver {
         self.positions += self.plain.positions - before;
         wins
     }
+
+    /// Is the card-count value of `p` exactly `v`: at least `v` and not at
+    /// least `v + 1`? How a closed form's guess is proved, not believed.
+    pub fn proves_value(&mut self, p: &Position, v: i32) -> bool {
+        self.reaches(p, v) && !self.reaches(p, v + 1)
+    }
 }
 
 /// Takes `count` cards from `hand[..ranks]`, weakest first (strongest

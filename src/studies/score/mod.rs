@@ -174,7 +174,7 @@ impl DealStudy for ScoreStudy {
         // Value >= c1 and not >= c1 + 1 proves value == c1; otherwise the
         // full minimax finds the value the closed form missed.
         let proved = if let Some(dropped) = worker.dropped.as_mut() {
-            dropped.reaches(&p, c1) && !dropped.reaches(&p, c1 + 1)
+            dropped.proves_value(&p, c1)
         } else if let Some(threshold) = worker.threshold.as_mut()
             && (x.len() + y.len()) as u32 <= THRESHOLD_MAX_CARDS
         {
