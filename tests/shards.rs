@@ -295,6 +295,56 @@ fn killed_runs_resume_to_the_identical_result() {
     );
 }
 
+/// A run whose files cannot grow past `kib` KiB (as on a full disk): the
+/// shell ignores SIGXFSZ, so a write past the limit fails with EFBIG, as
+/// one on a full disk fails with ENOSPC.
+#[cfg(unix)]
+fn run_with_file_size_limit(cfg: &Path, out: &Path, kib: u32) -> Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f {kib}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_runner"))
+        .args(run_args(cfg, out, &["-j", "2"]))
+        .output()
+        .expect("bash starts")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_disk_that_fills_keeps_the_checkpoint_and_says_how_to_finish() {
+    let dir = scratch("full-disk");
+    let cfg = write_config(&dir, "c.toml", EXHAUSTIVE);
+    let whole = dir.join("whole");
+    single(&cfg, &whole, &[]);
+    // 1 KiB: the checkpoint itself cannot grow; 6 KiB: it holds every
+    // chunk, but the pictures (tens of KiB) cannot be written.
+    for (kib, problem, next) in [
+        (1, "cannot write checkpoint", "carries on from them"),
+        (6, "cannot write", "every chunk is done"),
+    ] {
+        let out = dir.join(format!("limit-{kib}"));
+        let o = run_with_file_size_limit(&cfg, &out, kib);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        for part in [problem, next, "--resume"] {
+            assert!(err.contains(part), "{part:?} in {err}");
+        }
+        assert!(
+            !out.join("manifest.json").exists(),
+            "no manifest for results not all written"
+        );
+        for f in DETERMINISTIC {
+            if let Ok(bytes) = std::fs::read(out.join(f)) {
+                assert_eq!(bytes, std::fs::read(whole.join(f)).unwrap(), "{f} whole");
+            }
+        }
+        single(&cfg, &out, &["--resume"]);
+        assert_eq!(tables(&out), tables(&whole), "limit {kib} KiB");
+        assert!(!out.join("checkpoint.jsonl").exists());
+    }
+}
+
 /// Starts a run with its stderr piped, to be signalled and then waited for.
 fn start(cfg: &Path, out: &Path, extra: &[&str]) -> Running {
     Running::start(

@@ -210,48 +210,64 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         }
     };
     let counts: Vec<&S::Counts> = cells.iter().map(|c| &c.counts).collect();
-    let mut written = Vec::new();
-    if shards == 1 {
-        written.extend(write_tables(&study, &counts, &picture_labels(config), out)?);
-    }
-    let partial = Partial {
-        tool: "runner".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        config_hash: hash.clone(),
-        config: config.clone(),
-        shards,
-        shard_index: index,
-        cells: counts.clone(),
-    };
-    write_atomic(&out.join(PARTIAL_FILE), &sealed(&partial)?)?;
-    written.push(PARTIAL_FILE.into());
-    write_atomic(&out.join("run.csv"), &study.run_details(&cells))?;
-    written.push("run.csv".into());
-    let summary = if shards == 1 {
-        study.summary(&counts, out)
-    } else {
-        crate::study::Summary::measured(vec![format!(
-            "shard {index} of {shards} done; merge with `runner merge`"
-        )])
-    };
-    written.push("manifest.json".into());
-    write_manifest(
-        out,
-        ctx,
-        RunFacts {
-            chunks: shard.chunks_of(&plan),
+    let written_and_summary = (|| -> anyhow::Result<_> {
+        let mut written = Vec::new();
+        if shards == 1 {
+            written.extend(write_tables(&study, &counts, &picture_labels(config), out)?);
+        }
+        let partial = Partial {
+            tool: "runner".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            config_hash: hash.clone(),
+            config: config.clone(),
             shards,
             shard_index: index,
-            merged_from: Vec::new(),
-            started,
-            check: summary.check,
-            outputs: written.clone(),
-            config,
-            chunk_sizes: chunk_sizes(&study),
-            interim: None,
-            rechecks: journal.rechecks(),
-        },
-    )?;
+            cells: counts.clone(),
+        };
+        write_atomic(&out.join(PARTIAL_FILE), &sealed(&partial)?)?;
+        written.push(PARTIAL_FILE.into());
+        write_atomic(&out.join("run.csv"), &study.run_details(&cells))?;
+        written.push("run.csv".into());
+        let summary = if shards == 1 {
+            study.summary(&counts, out)
+        } else {
+            crate::study::Summary::measured(vec![format!(
+                "shard {index} of {shards} done; merge with `runner merge`"
+            )])
+        };
+        written.push("manifest.json".into());
+        write_manifest(
+            out,
+            ctx,
+            RunFacts {
+                chunks: shard.chunks_of(&plan),
+                shards,
+                shard_index: index,
+                merged_from: Vec::new(),
+                started,
+                check: summary.check,
+                outputs: written.clone(),
+                config,
+                chunk_sizes: chunk_sizes(&study),
+                interim: None,
+                rechecks: journal.rechecks(),
+            },
+        )?;
+        Ok((written, summary))
+    })();
+    // Every chunk is in the checkpoint until the manifest is written, so
+    // a disk that fills (or any fault) while the results are written costs
+    // no solving: say so, since the error alone reads as a lost run.
+    let (written, summary) = written_and_summary.map_err(|e| {
+        if crate::error::is_refused(&e) {
+            e
+        } else {
+            anyhow::anyhow!(
+                "{e:#}; every chunk is done and kept in {}, so once that is fixed a rerun with --resume writes the results without solving anything again",
+                out.join(CHECKPOINT_FILE).display()
+            )
+        }
+    })?;
     journal.remove()?;
     if study.kept_memo().is_some() {
         remove_kept_memo(&out.join(MEMO_FILE))?;

@@ -242,7 +242,12 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         self.file
             .write_all(&line)
             .and_then(|_| self.file.sync_data())
-            .with_context(|| format!("cannot write checkpoint {}", self.finished.path.display()))
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot write checkpoint {}: {e}; the chunks recorded before are kept, so once that is fixed a rerun with --resume carries on from them",
+                    self.finished.path.display()
+                )
+            })
     }
 
     /// Fails when the checkpoint's path no longer names the file this
