@@ -317,6 +317,9 @@ pub struct SolveArgs {
     /// Also give the card-count value (the cards left in the loser's hand, positive when the player to move wins) by search, beside conjecture C1's; exit 1 if they differ. Plain rules only.
     #[arg(long, conflicts_with_all = ["cut", "back", "reversed"])]
     pub score: bool,
+    /// Also show a line of best play to the end of the game: the winner ends it in the fewest moves it can force, the loser holds out for the most. Positions of at most 16 cards.
+    #[arg(long, conflicts_with = "score")]
+    pub line: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

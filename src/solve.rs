@@ -10,12 +10,13 @@ use crate::games::cards::MAX_RANKS;
 use crate::games::tanhinmin::dropped_cards::DroppedCardsSolver;
 use crate::games::tanhinmin::formula;
 use crate::games::tanhinmin::memo::SharedMemo;
+use crate::games::tanhinmin::moves::Move;
 use crate::games::tanhinmin::ordering::{MoveOrder, cut_guess_mover_wins};
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_value, plain_score};
 use crate::games::tanhinmin::solver::Solver;
 use crate::games::tanhinmin::variant::{
-    Rules, VARIANT_MAX_CARDS, VariantSolver, plain_variant_wins,
+    LINE_MAX_CARDS, Rules, VARIANT_MAX_CARDS, VariantSolver, best_line, plain_variant_wins,
 };
 use serde::Serialize;
 
@@ -54,6 +55,70 @@ pub struct SolveReport {
     /// The card-count value, with `--score`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub card_count: Option<CardCountReport>,
+    /// A line of best play, with `--line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<LineReport>,
+}
+
+/// What `runner solve --line` adds: one game played to its end, the
+/// winner ending it in the fewest moves it can force and the loser holding
+/// out for the most (first in move order among equals). Found by an
+/// exhaustive recursion of its own, so its winner is one more check of
+/// the verdict.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct LineReport {
+    /// Does the first player win the line?
+    pub first_wins: bool,
+    /// Its moves, first to last.
+    pub moves: Vec<LineStep>,
+}
+
+/// One move of a line.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct LineStep {
+    /// "first" (the player to move at the start) or "second".
+    pub player: &'static str,
+    /// A card strength, or "pass".
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// What the move does besides: `wins` (the player's last card), `cut`
+    /// (the field clears and the same player moves again), `reverses` or
+    /// `restores` (the order), `clears` (a pass: the field clears, and
+    /// the order turns normal); none for a plain play.
+    pub effect: Option<&'static str>,
+}
+
+/// The line of best play of a checked position (see [`LineReport`]).
+pub fn line_report(x: &[u32], y: &[u32], field: u32, reversed: bool, rules: Rules) -> LineReport {
+    let line = best_line(x, y, field, reversed, rules);
+    let mut order = reversed;
+    let moves = line
+        .moves
+        .iter()
+        .map(|step| {
+            let effect = match (&step.after, step.mv) {
+                (None, _) => Some("wins"),
+                (Some(_), Move::Pass) => Some("clears"),
+                (Some(a), _) if a.mover_again => Some("cut"),
+                (Some(a), _) if a.reversed != order => {
+                    Some(if a.reversed { "reverses" } else { "restores" })
+                }
+                _ => None,
+            };
+            if let Some(a) = &step.after {
+                order = a.reversed;
+            }
+            LineStep {
+                player: if step.by_first { "first" } else { "second" },
+                mv: step.mv.to_string(),
+                effect,
+            }
+        })
+        .collect();
+    LineReport {
+        first_wins: line.first_wins,
+        moves,
+    }
 }
 
 /// What `runner solve` adds under a variant's rules.
@@ -256,6 +321,7 @@ pub fn report_under(
         winning_moves: moves.into_iter().map(|m| m.to_string()).collect(),
         variant,
         card_count: None,
+        line: None,
     }
 }
 
@@ -272,9 +338,25 @@ pub fn main(args: &SolveArgs) -> i32 {
         eprintln!("error: {e}");
         return exit::USAGE;
     }
+    let cards = args.first.len() + args.second.len();
+    if args.line && cards > LINE_MAX_CARDS {
+        eprintln!(
+            "error: --line: the position holds {cards} cards; a line of best play needs the whole game tree, so it is shown for positions of at most {LINE_MAX_CARDS}"
+        );
+        return exit::USAGE;
+    }
     let mut r = report_under(&args.first, &args.second, args.field, rules, args.reversed);
     if args.score {
         r.card_count = Some(card_count(&r.first, &r.second, r.field));
+    }
+    if args.line {
+        r.line = Some(line_report(
+            &r.first,
+            &r.second,
+            r.field,
+            args.reversed,
+            rules,
+        ));
     }
     if args.json {
         println!(
@@ -290,7 +372,10 @@ pub fn main(args: &SolveArgs) -> i32 {
     } && r
         .card_count
         .as_ref()
-        .is_none_or(|c| c.value == c.c1 && c.twin.is_none_or(|t| t == c.value));
+        .is_none_or(|c| c.value == c.c1 && c.twin.is_none_or(|t| t == c.value))
+        && r.line
+            .as_ref()
+            .is_none_or(|l| l.first_wins == r.minimax_first_wins);
     if agrees { exit::OK } else { exit::CHECK_FAILED }
 }
 
@@ -419,6 +504,40 @@ fn print_text(r: &SolveReport) {
             })
             .collect();
         println!("winning moves: {}", shown.join(", "));
+    }
+    if let Some(l) = &r.line {
+        print_line(l, r.minimax_first_wins);
+    }
+}
+
+/// A line of best play, one numbered move a row.
+fn print_line(l: &LineReport, minimax_first_wins: bool) {
+    println!(
+        "line:     {} moves with both at their best (the winner ends the game as soon as it can, the loser holds out as long as it can); the {} player wins{}",
+        l.moves.len(),
+        if l.first_wins { "first" } else { "second" },
+        if l.first_wins == minimax_first_wins {
+            ""
+        } else {
+            ", which DISAGREES with minimax"
+        }
+    );
+    let width = l.moves.len().to_string().len();
+    for (i, step) in l.moves.iter().enumerate() {
+        let what = if step.mv == "pass" {
+            "passes".to_string()
+        } else {
+            format!("plays {}", step.mv)
+        };
+        let effect = match step.effect {
+            Some("wins") => ": the last card, and wins",
+            Some("cut") => ": cut, the field clears and the same player moves again",
+            Some("reverses") => ": back, the order reverses",
+            Some("restores") => ": back, the order turns normal",
+            Some("clears") => ": the field clears",
+            _ => "",
+        };
+        println!("  {:>width$}. {:<6} {what}{effect}", i + 1, step.player);
     }
 }
 

@@ -360,6 +360,62 @@ fn solve_gives_the_card_count_value_beside_c1() {
     assert!(v.get("variant").is_none());
 }
 
+#[test]
+fn solve_shows_a_line_of_best_play() {
+    // X = {2, 5} against {1, 3}: X leads 2 (5 wins as quickly, later in
+    // order), Y's best is the 3 (the pass would do as well, and comes
+    // after), and X's 5 goes out on it.
+    let v = solve_json(&["--first", "2,5", "--second", "1,3", "--line"]);
+    let moves = v["line"]["moves"].as_array().unwrap();
+    let shown: Vec<(&str, &str)> = moves
+        .iter()
+        .map(|m| (m["player"].as_str().unwrap(), m["move"].as_str().unwrap()))
+        .collect();
+    assert_eq!(shown, [("first", "2"), ("second", "3"), ("first", "5")]);
+    assert_eq!(moves[2]["effect"], "wins");
+    assert_eq!(v["line"]["first_wins"], true);
+    // Under both rules: the cut card moves again, the back card reverses,
+    // and the line's winner is minimax's.
+    let v = solve_json(&[
+        "--first", "2,6,9", "--second", "1,3,7,9", "--cut", "6", "--back", "9", "--line",
+    ]);
+    let moves = v["line"]["moves"].as_array().unwrap();
+    let last = moves.last().unwrap();
+    assert_eq!(last["effect"], "wins");
+    let winner = if v["minimax_first_wins"] == true {
+        "first"
+    } else {
+        "second"
+    };
+    assert_eq!(last["player"], winner);
+    assert!(moves.iter().any(|m| m["effect"] == "cut"), "{moves:?}");
+    let o = run(&[
+        "solve", "--first", "1,1,3,4", "--second", "1,2,3,5", "--line",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("the first player wins"), "{text}");
+    assert!(text.contains("the last card, and wins"), "{text}");
+    // The whole game tree is searched, so big positions are refused in
+    // one line, and the card-count game has lines of its own.
+    let seventeen = "1,2,3,4,5,6,7,8,9";
+    let o = run(&[
+        "solve",
+        "--first",
+        seventeen,
+        "--second",
+        "1,2,3,4,5,6,7,8",
+        "--line",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("at most 16"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1);
+    let o = run(&[
+        "solve", "--first", "1", "--second", "2", "--line", "--score",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 /// `runner solve --json` on a position, parsed.
 fn solve_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["solve", "--json"];

@@ -85,13 +85,15 @@
 //!   go after the other low cards (see [`super::moves::keep_reversed_stoppers`]). Order changes time, never a verdict.
 
 mod key;
+mod line;
 mod rules;
 mod solver;
 mod twin;
 
 pub use key::{SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, memo_key_encoding};
-pub use rules::Rules;
+pub use line::{LINE_MAX_CARDS, Line, LineMove, best_line};
 pub use rules::variant_moves;
+pub use rules::{After, Rules, after_move};
 pub use solver::VariantSolver;
 pub use twin::{plain_variant_move_wins, plain_variant_wins};
 

@@ -1,7 +1,7 @@
 //! The rules of a variant as a value (which ranks are special), and its
 //! one move generator.
 
-use crate::games::tanhinmin::moves::{Move, legal_moves};
+use crate::games::tanhinmin::moves::{Move, hand_after, legal_moves};
 
 /// The rules of a variant: strengths (1 = weakest) of the special ranks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -60,4 +60,51 @@ pub fn variant_moves(hand: &[u32], field: u32, reversed: bool) -> Vec<Move> {
     }
     moves.push(Move::Pass);
     moves
+}
+
+/// The position a legal move leads to, on sorted lists: who moves there
+/// and with which hands, on which field, in which order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct After {
+    /// Does the same player move again (a cut card was played)?
+    pub mover_again: bool,
+    /// The hand of the player to move next.
+    pub mover: Vec<u32>,
+    /// The other hand.
+    pub other: Vec<u32>,
+    /// The field card (0: empty).
+    pub field: u32,
+    /// Is the order reversed?
+    pub reversed: bool,
+}
+
+/// Where the legal move `m` of the player holding `x` against `y` leads
+/// under `rules`, or `None` when it plays the last card and wins. The one
+/// place the rules' effects are written for the plain recursions (the
+/// variant's twin and its lines of play).
+pub fn after_move(x: &[u32], y: &[u32], reversed: bool, rules: Rules, m: Move) -> Option<After> {
+    match m {
+        Move::Play(_) if x.len() == 1 => None,
+        Move::Play(i) if Some(i as u32 + 1) == rules.cut => Some(After {
+            mover_again: true,
+            mover: hand_after(x, m),
+            other: y.to_vec(),
+            field: 0,
+            reversed: false,
+        }),
+        Move::Play(i) => Some(After {
+            mover_again: false,
+            mover: y.to_vec(),
+            other: hand_after(x, m),
+            field: i as u32 + 1,
+            reversed: reversed ^ (Some(i as u32 + 1) == rules.back),
+        }),
+        Move::Pass => Some(After {
+            mover_again: false,
+            mover: y.to_vec(),
+            other: x.to_vec(),
+            field: 0,
+            reversed: false,
+        }),
+    }
 }

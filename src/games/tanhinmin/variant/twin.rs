@@ -1,8 +1,8 @@
 //! The plain recursive twin of the variant solver: no memo, no pruning,
 //! every legal move tried. Tests hold the fast solver to it.
 
-use super::rules::{Rules, variant_moves};
-use crate::games::tanhinmin::moves::{Move, hand_after};
+use super::rules::{Rules, after_move, variant_moves};
+use crate::games::tanhinmin::moves::Move;
 
 /// The plain twin on sorted lists of strengths, without memo: does the
 /// player holding `x` to move, against `y`, on field `field` (0 = empty)
@@ -22,15 +22,11 @@ pub fn plain_variant_move_wins(
     rules: Rules,
     m: Move,
 ) -> bool {
-    match m {
-        Move::Play(_) if x.len() == 1 => true,
-        Move::Play(i) if Some(i as u32 + 1) == rules.cut => {
-            plain_variant_wins(&hand_after(x, m), y, 0, false, rules)
+    match after_move(x, y, reversed, rules, m) {
+        None => true,
+        Some(a) => {
+            let wins = plain_variant_wins(&a.mover, &a.other, a.field, a.reversed, rules);
+            wins == a.mover_again
         }
-        Move::Play(i) => {
-            let order = reversed ^ (Some(i as u32 + 1) == rules.back);
-            !plain_variant_wins(y, &hand_after(x, m), i as u32 + 1, order, rules)
-        }
-        Move::Pass => !plain_variant_wins(y, x, 0, false, rules),
     }
 }
