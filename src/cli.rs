@@ -297,10 +297,10 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone)]
 pub struct SolveArgs {
     /// Hand of the player to move, as comma-separated strengths >= 1, e.g. 1,1,3,4.
-    #[arg(long, value_name = "CARDS", value_delimiter = ',', required = true, num_args = 1..)]
+    #[arg(long, value_name = "CARDS", value_delimiter = ',', required_unless_present = "batch", num_args = 1..)]
     pub first: Vec<u32>,
     /// Hand of the other player, e.g. 1,2,3,5.
-    #[arg(long, value_name = "CARDS", value_delimiter = ',', required = true, num_args = 1..)]
+    #[arg(long, value_name = "CARDS", value_delimiter = ',', required_unless_present = "batch", num_args = 1..)]
     pub second: Vec<u32>,
     /// Strength of the card on the field; 0 is an empty field.
     #[arg(long, value_name = "R", default_value_t = 0)]
@@ -323,4 +323,13 @@ pub struct SolveArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Solve every position of a CSV file instead: a header naming the columns first and second (hands as strengths separated by spaces, e.g. "1 1 3 4"), and optionally field and reversed (true or false), then one position a row. Writes one CSV row a position, in order, with the verdicts and checks; exit 1 if any check fails. --cut, --back and --score apply to every row.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["first", "second", "field", "reversed", "line", "json"])]
+    pub batch: Option<PathBuf>,
+    /// With --batch: write the CSV to FILE (whole, by a rename) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// With --batch: worker threads [default: all cores]. The rows are the same for any count.
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<u16>,
 }

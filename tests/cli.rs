@@ -416,6 +416,102 @@ fn solve_shows_a_line_of_best_play() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
+#[test]
+fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
+    let dir = scratch("batch");
+    let file = dir.join("positions.csv");
+    std::fs::write(
+        &file,
+        "first,second,field\n1 1 3 4,1 2 3 5,0\n2 5,1 3,\n1 2,6,0\n\"1,3,5\",\"2,4\",4\n",
+    )
+    .unwrap();
+    let path = file.display().to_string();
+    let o = run(&["solve", "--batch", &path, "--score"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("4 positions"), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "first,second,field,minimax_first_wins,formula_first_wins,mu0,mu1,card_count,c1,check,winning_moves"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4);
+    // Each row is what `runner solve` says of that position alone.
+    for (row, (first, second, field)) in rows.iter().zip([
+        ("1,1,3,4", "1,2,3,5", "0"),
+        ("2,5", "1,3", "0"),
+        ("1,2", "6", "0"),
+        ("1,3,5", "2,4", "4"),
+    ]) {
+        let alone = solve_json(&[
+            "--first", first, "--second", second, "--field", field, "--score",
+        ]);
+        assert_eq!(row[0], first.replace(',', " "));
+        assert_eq!(row[3], alone["minimax_first_wins"].to_string());
+        assert_eq!(row[5], alone["mu0"].to_string());
+        assert_eq!(row[7], alone["card_count"]["value"].to_string());
+        assert_eq!(row[9], "passed");
+        let moves: Vec<String> = alone["winning_moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(row[10], moves.join(" "));
+    }
+    assert_eq!(rows[2][7], "-1", "Y's 6 goes out on either lead");
+    // --out writes the same table; one thread or two, the same bytes.
+    let out1 = dir.join("one.csv");
+    let out2 = dir.join("two.csv");
+    for (out, j) in [(&out1, "1"), (&out2, "2")] {
+        let o = run(&[
+            "solve",
+            "--batch",
+            &path,
+            "--score",
+            "--out",
+            &out.display().to_string(),
+            "-j",
+            j,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(o.stdout.is_empty());
+    }
+    assert_eq!(std::fs::read(&out1).unwrap(), text.as_bytes());
+    assert_eq!(std::fs::read(&out2).unwrap(), text.as_bytes());
+    // Under a variant: the rules' columns, and the twin's check.
+    let o = run(&["solve", "--batch", &path, "--back", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("first,second,field,reversed,minimax_first_wins,mu_test_first_wins"));
+    assert!(stderr(&o).contains("11-back rules"), "{}", stderr(&o));
+    // A bad row is refused in one line naming the file, the line and the
+    // column, before any work; so are a missing file and mixed flags.
+    std::fs::write(&file, "first,second\n1 2,3\n1 0,3\n").unwrap();
+    let o = run(&["solve", "--batch", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("{path}: line 3: column second"))
+            || stderr(&o).contains(&format!("{path}: line 3: column first")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+    let o = run(&[
+        "solve",
+        "--batch",
+        &dir.join("none.csv").display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    let o = run(&["solve", "--batch", &path, "--first", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["solve", "--first", "1", "--second", "2", "--out", "x.csv"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// `runner solve --json` on a position, parsed.
 fn solve_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["solve", "--json"];

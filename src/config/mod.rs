@@ -292,7 +292,7 @@ impl Config {
     /// Reads, parses and checks a config file.
     pub fn load(path: &Path) -> Result<Config, Refused> {
         let shown = path.display();
-        let text = read_limited(path, MAX_CONFIG_BYTES)
+        let text = crate::export::read_text_limited(path, MAX_CONFIG_BYTES, "a config")
             .map_err(|e| Refused(format!("{shown}: cannot read config: {e}")))?;
         Config::parse(&text, &shown.to_string())
     }
@@ -506,44 +506,6 @@ impl Config {
 /// A config is a few hundred bytes; anything past this is not one (and
 /// `/dev/zero` must not fill the memory).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
-
-/// How long a config that is not a regular file may take to arrive: a
-/// pipe (`--config <(…)`) brings it at once, and a FIFO nobody writes to
-/// would otherwise hold the run forever.
-const PIPE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Reads at most `limit` bytes of UTF-8 text, refusing a longer file. A
-/// pipe or FIFO is read on a thread of its own and given up after
-/// [`PIPE_WAIT`] (the thread is left blocked; the process ends soon after).
-fn read_limited(path: &Path, limit: u64) -> std::io::Result<String> {
-    if std::fs::metadata(path)?.is_file() {
-        return read_text(path, limit);
-    }
-    let (sender, receiver) = std::sync::mpsc::channel();
-    let owned = path.to_owned();
-    std::thread::spawn(move || sender.send(read_text(&owned, limit)));
-    receiver.recv_timeout(PIPE_WAIT).unwrap_or_else(|_| {
-        Err(std::io::Error::other(format!(
-            "nothing to read after {} s (a FIFO that nobody writes to?)",
-            PIPE_WAIT.as_secs()
-        )))
-    })
-}
-
-fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(limit + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > limit {
-        return Err(std::io::Error::other(format!(
-            "longer than {} KiB; not a config",
-            limit >> 10
-        )));
-    }
-    Ok(text)
-}
 
 /// Turns a TOML or serde error into one line: file, table and key, line, message.
 fn describe_toml_error(origin: &str, text: &str, err: &toml::de::Error) -> String {

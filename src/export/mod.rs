@@ -63,6 +63,45 @@ pub fn write_atomic_with(
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// How long an input that is not a regular file may take to arrive: a
+/// pipe (`--config <(…)`) brings it at once, and a FIFO nobody writes to
+/// would otherwise hold the command forever.
+const PIPE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads at most `limit` bytes of UTF-8 text, refusing a longer file as
+/// not `what` ("a config"): `/dev/zero` must not fill the memory. A pipe
+/// or FIFO is read on a thread of its own and given up after
+/// 10 s (the thread is left blocked; the process ends soon after).
+pub fn read_text_limited(path: &Path, limit: u64, what: &'static str) -> std::io::Result<String> {
+    if std::fs::metadata(path)?.is_file() {
+        return read_text(path, limit, what);
+    }
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let owned = path.to_owned();
+    std::thread::spawn(move || sender.send(read_text(&owned, limit, what)));
+    receiver.recv_timeout(PIPE_WAIT).unwrap_or_else(|_| {
+        Err(std::io::Error::other(format!(
+            "nothing to read after {} s (a FIFO that nobody writes to?)",
+            PIPE_WAIT.as_secs()
+        )))
+    })
+}
+
+fn read_text(path: &Path, limit: u64, what: &str) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "longer than {} KiB; not {what}",
+            limit >> 10
+        )));
+    }
+    Ok(text)
+}
+
 /// Reads a file of a results directory. Only a regular file is read: a
 /// FIFO in its place would wait forever for a writer.
 pub fn read_result_file(path: &Path) -> anyhow::Result<Vec<u8>> {

@@ -1,0 +1,443 @@
+//! `runner solve --batch FILE`: every position of a CSV file, solved as
+//! `runner solve` solves one, written as one CSV row each. For a list of
+//! positions from a paper, or a second implementation's: one process, the
+//! solvers' memos shared from row to row, and a table to diff.
+
+use super::report::{COLUMNS, SolveReport, Solvers, TWIN_MAX_CARDS, check_rule_flags, check_rules};
+use crate::cli::SolveArgs;
+use crate::exit;
+use crate::games::tanhinmin::variant::Rules;
+use rayon::prelude::*;
+use std::path::Path;
+
+/// A batch file is read whole before any work, so it is bounded: a
+/// million positions of 26 cards a hand fit many times over.
+const MAX_BATCH_BYTES: u64 = 256 << 20;
+
+/// The columns a batch file may have.
+const KNOWN_COLUMNS: [&str; 4] = ["first", "second", "field", "reversed"];
+
+/// One position of the file, checked.
+#[derive(Debug, PartialEq)]
+pub struct Row {
+    /// The first player's (to move) cards.
+    pub first: Vec<u32>,
+    /// The other player's.
+    pub second: Vec<u32>,
+    /// The field (0: empty).
+    pub field: u32,
+    /// Is the order reversed (an 11-back trick under way)?
+    pub reversed: bool,
+}
+
+/// Reads and checks every row of a batch file's text under `rules`; the
+/// error is one line naming `origin`, the line and the column at fault.
+pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| format!("{origin}: {e}"))?
+        .clone();
+    let mut place = [None; 4];
+    for (i, name) in header.iter().enumerate() {
+        let Some(k) = KNOWN_COLUMNS.iter().position(|&c| c == name) else {
+            return Err(format!(
+                "{origin}: column `{name}` is not one of {}; the first line names the columns",
+                KNOWN_COLUMNS.join(", ")
+            ));
+        };
+        if place[k].replace(i).is_some() {
+            return Err(format!("{origin}: column `{name}` is named twice"));
+        }
+    }
+    let [Some(first), Some(second), field, reversed] = place else {
+        return Err(format!(
+            "{origin}: the first line must name the columns first and second (and may name field and reversed), as in `first,second,field`"
+        ));
+    };
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| format!("{origin}: {e}"))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let at = |e: String| format!("{origin}: line {line}: {e}");
+        let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or("");
+        let row = Row {
+            first: hand(cell(Some(first)), "first").map_err(at)?,
+            second: hand(cell(Some(second)), "second").map_err(at)?,
+            field: match cell(field) {
+                "" => 0,
+                f => f.parse().map_err(|_| {
+                    at(format!(
+                        "column field: `{f}` is not a card strength (0 for an empty field)"
+                    ))
+                })?,
+            },
+            reversed: match cell(reversed) {
+                "" | "false" => false,
+                "true" => true,
+                r => return Err(at(format!("column reversed: `{r}` is not true or false"))),
+            },
+        };
+        check_rules(
+            &row.first,
+            &row.second,
+            row.field,
+            rules,
+            row.reversed,
+            COLUMNS,
+        )
+        .map_err(at)?;
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return Err(format!(
+            "{origin}: no positions; after the line naming the columns, give one position a row, as in `1 1 3 4,1 2 3 5,0`"
+        ));
+    }
+    Ok(rows)
+}
+
+/// A hand written as strengths separated by spaces (or commas, in a
+/// quoted cell).
+fn hand(text: &str, column: &str) -> Result<Vec<u32>, String> {
+    text.split([' ', ','])
+        .filter(|s| !s.is_empty())
+        .map(|c| {
+            c.parse().map_err(|_| {
+                format!("column {column}: `{c}` is not a card strength (a whole number from 1)")
+            })
+        })
+        .collect()
+}
+
+/// The CSV of the solved rows: a header, then one row a position, in the
+/// file's order.
+pub fn table(reports: &[SolveReport], rules: Rules, score: bool) -> Vec<u8> {
+    let variant = rules != Rules::PLAIN;
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["first", "second", "field"];
+    if variant {
+        header.extend([
+            "reversed",
+            "minimax_first_wins",
+            "mu_test_first_wins",
+            "mu0",
+            "mu1",
+            "plain_first_wins",
+            "twin_first_wins",
+        ]);
+    } else {
+        header.extend(["minimax_first_wins", "formula_first_wins", "mu0", "mu1"]);
+    }
+    if score {
+        header.extend(["card_count", "c1"]);
+    }
+    header.extend(["check", "winning_moves"]);
+    out.write_record(&header).expect("writes to memory");
+    let cards = |h: &[u32]| h.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+    let maybe = |b: Option<bool>| b.map_or(String::new(), |b| b.to_string());
+    for r in reports {
+        let mut row = vec![cards(&r.first), cards(&r.second), r.field.to_string()];
+        match &r.variant {
+            Some(v) => row.extend([
+                v.reversed.to_string(),
+                r.minimax_first_wins.to_string(),
+                r.formula_first_wins.to_string(),
+                r.mu0.to_string(),
+                r.mu1.to_string(),
+                maybe(v.plain_first_wins),
+                maybe(v.twin_first_wins),
+            ]),
+            None => row.extend([
+                r.minimax_first_wins.to_string(),
+                r.formula_first_wins.to_string(),
+                r.mu0.to_string(),
+                r.mu1.to_string(),
+            ]),
+        }
+        if let Some(c) = &r.card_count {
+            row.extend([c.value.to_string(), c.c1.to_string()]);
+        }
+        row.push(if r.checks_hold() { "passed" } else { "failed" }.to_string());
+        row.push(r.winning_moves.join(" "));
+        out.write_record(&row).expect("writes to memory");
+    }
+    out.into_inner().expect("writes to memory")
+}
+
+/// Solves every row, in parallel, each worker keeping its solvers.
+pub fn solve_rows(rows: &[Row], rules: Rules, score: bool) -> Vec<SolveReport> {
+    rows.par_iter()
+        .map_init(
+            || Solvers::new(rules),
+            |solvers, row| {
+                let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
+                if score {
+                    r.card_count = Some(solvers.card_count(&r.first, &r.second, r.field));
+                }
+                r
+            },
+        )
+        .collect()
+}
+
+/// `runner solve --batch`: reads and checks the whole file, then solves;
+/// returns the exit status (1 when any row's check fails).
+pub fn main(args: &SolveArgs, path: &Path) -> i32 {
+    let rules = Rules {
+        cut: args.cut,
+        back: args.back,
+    };
+    let origin = path.display().to_string();
+    let threads = match crate::engine::worker_threads(args.threads) {
+        Ok(n) => n,
+        Err(msg) => return refused(&msg),
+    };
+    if let Err(e) = check_rule_flags(rules) {
+        return refused(&e);
+    }
+    if let Some(out) = &args.out
+        && let Err(e) = crate::error::refuse_unless_file_or_absent(
+            out,
+            crate::error::Role::Written("the batch's table"),
+        )
+    {
+        return refused(&format!("{e:#}"));
+    }
+    let text = match crate::export::read_text_limited(path, MAX_BATCH_BYTES, "a batch of positions")
+    {
+        Ok(t) => t,
+        Err(e) => return refused(&format!("{origin}: cannot read: {e}")),
+    };
+    let rows = match parse(&origin, &text, rules) {
+        Ok(rows) => rows,
+        Err(e) => return refused(&e),
+    };
+    let started = std::time::Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    let reports = match pool {
+        Ok(pool) => pool.install(|| solve_rows(&rows, rules, args.score)),
+        Err(e) => {
+            eprintln!("error: cannot start {threads} threads: {e}");
+            return exit::RUNTIME;
+        }
+    };
+    let csv = table(&reports, rules, args.score);
+    match &args.out {
+        Some(out) => {
+            if let Err(e) = crate::export::write_atomic(out, &csv) {
+                eprintln!("error: {e:#}");
+                return crate::exit::of_error(&e);
+            }
+        }
+        None => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            if stdout.write_all(&csv).and_then(|_| stdout.flush()).is_err() {
+                return exit::RUNTIME;
+            }
+        }
+    }
+    let failed = reports.iter().filter(|r| !r.checks_hold()).count();
+    eprintln!("{}", summary(&reports, rules, failed, started.elapsed()));
+    if failed == 0 {
+        exit::OK
+    } else {
+        exit::CHECK_FAILED
+    }
+}
+
+/// The line on stderr after a batch: how many rows, and what held.
+fn summary(
+    reports: &[SolveReport],
+    rules: Rules,
+    failed: usize,
+    elapsed: std::time::Duration,
+) -> String {
+    let n = reports.len();
+    let timing = format!(
+        "{n} position{} in {:.1} s",
+        if n == 1 { "" } else { "s" },
+        elapsed.as_secs_f64()
+    );
+    let checks = if rules == Rules::PLAIN {
+        if failed == 0 {
+            "minimax and the theorem agree on every one".to_string()
+        } else {
+            format!("{failed} FAIL their check (rows with check = failed)")
+        }
+    } else {
+        let right = reports
+            .iter()
+            .filter(|r| r.minimax_first_wins == r.formula_first_wins)
+            .count();
+        let twinned = reports
+            .iter()
+            .filter(|r| {
+                r.variant
+                    .as_ref()
+                    .is_some_and(|v| v.twin_first_wins.is_some())
+            })
+            .count();
+        let held = match (failed, twinned) {
+            (0, 0) => format!(
+                "none of up to {TWIN_MAX_CARDS} cards, which the variant's plain recursion checks"
+            ),
+            (0, t) => format!(
+                "the variant's plain recursion agrees with minimax on all {t} of up to {TWIN_MAX_CARDS} cards"
+            ),
+            (f, _) => format!("{f} FAIL their check (rows with check = failed)"),
+        };
+        format!(
+            "{} rules; {held}; the plain μ test predicted the winner of {right} of {n}",
+            rules.name()
+        )
+    };
+    format!("{timing}: {checks}")
+}
+
+fn refused(message: &str) -> i32 {
+    eprintln!("error: {message}");
+    exit::USAGE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tanhinmin::variant::plain_variant_wins;
+    use crate::random::{chunk_rng, uniform_below};
+    use crate::solve::report::report_under;
+
+    /// Rows with the column names, order and cells a researcher might
+    /// write, and one clear line for each kind of mistake.
+    #[test]
+    fn rows_are_read_or_refused_in_one_line() {
+        let back = Rules {
+            cut: None,
+            back: Some(9),
+        };
+        let rows = parse(
+            "b.csv",
+            "# from the slides\nsecond,first,reversed,field\n1 2 3 5, 1 1 3 4 ,,\n\"2,10\",\"9\",true,11\n",
+            back,
+        )
+        .unwrap();
+        assert_eq!(rows[0].first, [1, 1, 3, 4]);
+        assert_eq!(rows[0].second, [1, 2, 3, 5]);
+        assert_eq!((rows[0].field, rows[0].reversed), (0, false));
+        assert_eq!((rows[1].field, rows[1].reversed), (11, true));
+        for (text, rules, problem) in [
+            ("first,second\n", Rules::PLAIN, "no positions"),
+            (
+                "first\n1\n",
+                Rules::PLAIN,
+                "must name the columns first and second",
+            ),
+            (
+                "first,second,turn\n1,2,3\n",
+                Rules::PLAIN,
+                "column `turn` is not one of",
+            ),
+            ("first,first,second\n1,2,3\n", Rules::PLAIN, "named twice"),
+            (
+                "first,second\n1 x,2\n",
+                Rules::PLAIN,
+                "line 2: column first: `x`",
+            ),
+            (
+                "first,second\n1,\n",
+                Rules::PLAIN,
+                "line 2: column second: needs at least one card",
+            ),
+            (
+                "first,second,field\n1,2,-1\n",
+                Rules::PLAIN,
+                "line 2: column field: `-1`",
+            ),
+            (
+                "first,second\n1,2\n0,2\n",
+                Rules::PLAIN,
+                "line 3: column first: card strength 0",
+            ),
+            (
+                "first,second,field,reversed\n1,2,3,yes\n",
+                back,
+                "column reversed: `yes`",
+            ),
+            (
+                "first,second,field,reversed\n1,2,3,true\n",
+                Rules::PLAIN,
+                "give --back",
+            ),
+            (
+                "first,second,reversed\n1,2,true\n",
+                back,
+                "give column field",
+            ),
+            (
+                "first,second\n1,2,3\n",
+                Rules::PLAIN,
+                "found record with 3 fields",
+            ),
+        ] {
+            let e = parse("b.csv", text, rules).unwrap_err();
+            assert!(e.starts_with("b.csv: "), "{e}");
+            assert!(e.contains(problem), "{problem:?} in {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    /// Every row's verdict is the one `runner solve` gives it alone, for
+    /// every rule set, on many random positions solved by shared solvers
+    /// in parallel; under a variant the twin agrees on each.
+    #[test]
+    fn a_batch_gives_each_position_the_verdict_it_has_alone() {
+        let mut rng = chunk_rng(29, 0);
+        for rules in [
+            Rules::PLAIN,
+            Rules {
+                cut: Some(4),
+                back: None,
+            },
+            Rules {
+                cut: Some(4),
+                back: Some(6),
+            },
+        ] {
+            let rows: Vec<Row> = (0..150)
+                .map(|_| {
+                    let hand = |rng: &mut _| {
+                        let n = 1 + uniform_below(rng, 6) as usize;
+                        (0..n).map(|_| 1 + uniform_below(rng, 8) as u32).collect()
+                    };
+                    Row {
+                        first: hand(&mut rng),
+                        second: hand(&mut rng),
+                        field: uniform_below(&mut rng, 9) as u32,
+                        reversed: false,
+                    }
+                })
+                .collect();
+            let reports = solve_rows(&rows, rules, rules == Rules::PLAIN);
+            for (row, r) in rows.iter().zip(&reports) {
+                let alone = report_under(&row.first, &row.second, row.field, rules, false);
+                assert_eq!(r.minimax_first_wins, alone.minimax_first_wins);
+                assert_eq!(r.winning_moves, alone.winning_moves);
+                assert_eq!(
+                    r.minimax_first_wins,
+                    plain_variant_wins(&r.first, &r.second, row.field, false, rules)
+                );
+                assert!(r.checks_hold(), "{row:?}");
+                if let Some(c) = &r.card_count {
+                    assert_eq!(Some(c.value), c.twin);
+                }
+            }
+            let csv = String::from_utf8(table(&reports, rules, rules == Rules::PLAIN)).unwrap();
+            assert_eq!(csv.lines().count(), rows.len() + 1);
+            assert!(csv.lines().skip(1).all(|l| l.contains(",passed,")), "{csv}");
+        }
+    }
+}

@@ -1,0 +1,520 @@
+//! One position solved: the report `runner solve` prints, the checks of
+//! a position's cards and rules, and the solvers one thread keeps from
+//! position to position. Shared by one position and a batch of them.
+
+use crate::config::MAX_CARDS_IN_PLAY;
+use crate::games::cards::MAX_RANKS;
+use crate::games::tanhinmin::dropped_cards::DroppedCardsSolver;
+use crate::games::tanhinmin::formula;
+use crate::games::tanhinmin::memo::SharedMemo;
+use crate::games::tanhinmin::moves::Move;
+use crate::games::tanhinmin::ordering::{MoveOrder, cut_guess_mover_wins};
+use crate::games::tanhinmin::position::Position;
+use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_value, plain_score};
+use crate::games::tanhinmin::solver::Solver;
+use crate::games::tanhinmin::variant::{
+    Rules, VARIANT_MAX_CARDS, VariantSolver, best_line, plain_variant_wins,
+};
+use serde::Serialize;
+
+/// The largest card strength a position may hold.
+pub(super) const MAX_STRENGTH: u32 = MAX_RANKS as u32;
+
+/// The most cards of a variant position that the variant's plain
+/// recursion (no memo, exponential) re-solves as a check: 14 cards take
+/// well under a second.
+pub(super) const TWIN_MAX_CARDS: usize = 14;
+
+/// One position solved both ways, as printed or as `--json`.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct SolveReport {
+    /// The first player's cards, sorted.
+    pub first: Vec<u32>,
+    /// The second player's cards, sorted.
+    pub second: Vec<u32>,
+    /// The field (0: empty).
+    pub field: u32,
+    /// Does the first player (to move) win by minimax?
+    pub minimax_first_wins: bool,
+    /// ... and by the formula?
+    pub formula_first_wins: bool,
+    /// μ(X, Y- + {r}).
+    pub mu0: u32,
+    /// μ(Y, X-).
+    pub mu1: u32,
+    /// Card strengths to play, or "pass".
+    pub winning_moves: Vec<String>,
+    /// The variant played, when a rule is on (then `minimax_first_wins`
+    /// is the variant's verdict and `formula_first_wins` the plain μ
+    /// test's prediction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<VariantReport>,
+    /// The card-count value, with `--score`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_count: Option<CardCountReport>,
+    /// A line of best play, with `--line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<LineReport>,
+}
+
+/// What `runner solve --line` adds: one game played to its end, the
+/// winner ending it in the fewest moves it can force and the loser holding
+/// out for the most (first in move order among equals). Found by an
+/// exhaustive recursion of its own, so its winner is one more check of
+/// the verdict.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct LineReport {
+    /// Does the first player win the line?
+    pub first_wins: bool,
+    /// Its moves, first to last.
+    pub moves: Vec<LineStep>,
+}
+
+/// One move of a line.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct LineStep {
+    /// "first" (the player to move at the start) or "second".
+    pub player: &'static str,
+    /// A card strength, or "pass".
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// What the move does besides: `wins` (the player's last card), `cut`
+    /// (the field clears and the same player moves again), `reverses` or
+    /// `restores` (the order), `clears` (a pass: the field clears, and
+    /// the order turns normal); none for a plain play.
+    pub effect: Option<&'static str>,
+}
+
+/// The line of best play of a checked position (see [`LineReport`]).
+pub fn line_report(x: &[u32], y: &[u32], field: u32, reversed: bool, rules: Rules) -> LineReport {
+    let line = best_line(x, y, field, reversed, rules);
+    let mut order = reversed;
+    let moves = line
+        .moves
+        .iter()
+        .map(|step| {
+            let effect = match (&step.after, step.mv) {
+                (None, _) => Some("wins"),
+                (Some(_), Move::Pass) => Some("clears"),
+                (Some(a), _) if a.mover_again => Some("cut"),
+                (Some(a), _) if a.reversed != order => {
+                    Some(if a.reversed { "reverses" } else { "restores" })
+                }
+                _ => None,
+            };
+            if let Some(a) = &step.after {
+                order = a.reversed;
+            }
+            LineStep {
+                player: if step.by_first { "first" } else { "second" },
+                mv: step.mv.to_string(),
+                effect,
+            }
+        })
+        .collect();
+    LineReport {
+        first_wins: line.first_wins,
+        moves,
+    }
+}
+
+impl SolveReport {
+    /// Does every check hold? Under the plain rules minimax and the
+    /// theorem agree; under a variant minimax and the variant's plain
+    /// recursion (the μ test is only a predictor there); with the card
+    /// count, C1 and the value (and its twin); with a line, its winner and
+    /// minimax.
+    pub fn checks_hold(&self) -> bool {
+        let verdict = match &self.variant {
+            None => self.minimax_first_wins == self.formula_first_wins,
+            Some(v) => v
+                .twin_first_wins
+                .is_none_or(|t| t == self.minimax_first_wins),
+        };
+        let count = self
+            .card_count
+            .as_ref()
+            .is_none_or(|c| c.value == c.c1 && c.twin.is_none_or(|t| t == c.value));
+        let line = self
+            .line
+            .as_ref()
+            .is_none_or(|l| l.first_wins == self.minimax_first_wins);
+        verdict && count && line
+    }
+}
+
+/// What `runner solve` adds under a variant's rules.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct VariantReport {
+    /// The rules' name: "8-cut", "11-back" or "8-cut + 11-back".
+    pub rules: &'static str,
+    /// Strength of the cut rank, if on.
+    pub cut: Option<u32>,
+    /// Strength of the back rank, if on.
+    pub back: Option<u32>,
+    /// Was the order reversed?
+    pub reversed: bool,
+    /// Does the first player win the plain game from here (normal order
+    /// only)?
+    pub plain_first_wins: Option<bool>,
+    /// The variant's plain recursion, on positions of at most 14 cards.
+    pub twin_first_wins: Option<bool>,
+    /// Under 8-cut alone, the guess that orders the search's moves: the μ
+    /// test read on the game's "may be played on" graph.
+    pub cut_guess_first_wins: Option<bool>,
+}
+
+/// What `runner solve --score` adds: the card-count game's value.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct CardCountReport {
+    /// The value by search: the cards left in the loser's hand, positive
+    /// when the player to move wins.
+    pub value: i32,
+    /// Conjecture C1's value.
+    pub c1: i32,
+    /// How the search proved it: `c1-window` (the value is at least C1's
+    /// and not more, two plain searches by the dropped-cards lemma, as the
+    /// card-count study proves it) or `full-minimax` (C1's window missed).
+    pub proved_by: &'static str,
+    /// The scored game's plain recursion (no memo), on positions of at
+    /// most 12 cards.
+    pub twin: Option<i32>,
+}
+
+/// The most cards on which `--score` also runs the scored game's plain
+/// recursion (no memo, exponential) as a check.
+const SCORE_TWIN_MAX_CARDS: usize = 12;
+
+/// The card-count value of (X, Y, r), on sorted lists, proved as the
+/// card-count study proves it: C1 only picks the window.
+pub fn card_count(x: &[u32], y: &[u32], field: u32) -> CardCountReport {
+    card_count_by(x, y, field, c1_value)
+}
+
+/// [`card_count`] with the window picked by `conjecture`: the tests give a
+/// wrong one, to show the searches, not the closed form, decide the value.
+fn card_count_by(x: &[u32], y: &[u32], field: u32, conjecture: Conjecture) -> CardCountReport {
+    ScoreSolvers::new().card_count(x, y, field, conjecture)
+}
+
+/// The card-count game's solvers: the window's threshold searches and the
+/// full-value minimax. Their memos hold values of positions, whatever
+/// position asked, so they are kept from position to position.
+struct ScoreSolvers {
+    window: DroppedCardsSolver,
+    full: ScoreSolver,
+}
+
+impl ScoreSolvers {
+    fn new() -> Self {
+        ScoreSolvers {
+            window: DroppedCardsSolver::new(
+                std::sync::Arc::new(SharedMemo::with_bytes(64 << 20)),
+                64 << 20,
+                MoveOrder::default(),
+            ),
+            full: ScoreSolver::new(256 << 20),
+        }
+    }
+
+    /// The card-count value of (X, Y, r), on sorted lists, with the window
+    /// picked by `conjecture`.
+    fn card_count(
+        &mut self,
+        x: &[u32],
+        y: &[u32],
+        field: u32,
+        conjecture: Conjecture,
+    ) -> CardCountReport {
+        let pos = position_of(x, y, field);
+        let c1 = conjecture(x, y, field);
+        let (value, proved_by) = if self.window.proves_value(&pos, c1) {
+            (c1, "c1-window")
+        } else {
+            (self.full.score(&pos), "full-minimax")
+        };
+        CardCountReport {
+            value,
+            c1,
+            proved_by,
+            twin: (x.len() + y.len() <= SCORE_TWIN_MAX_CARDS).then(|| plain_score(x, y, field)),
+        }
+    }
+}
+
+/// The position (X, Y, r) of sorted lists, with the field given a rank of
+/// its own so that it keeps its strength when above every card.
+fn position_of(x: &[u32], y: &[u32], field: u32) -> Position {
+    let mut pos = Position::from_cards(x, y, field);
+    pos.ranks = pos.ranks.max(field as usize);
+    pos.field = field as usize;
+    pos
+}
+
+/// What the parts of a position are called where it was given: flags on
+/// the command line, columns in a batch file. Messages name the part at
+/// fault by these.
+#[derive(Clone, Copy)]
+pub struct Names {
+    first: &'static str,
+    second: &'static str,
+    field: &'static str,
+    reversed: &'static str,
+}
+
+/// A position given by `runner solve`'s flags.
+pub const FLAGS: Names = Names {
+    first: "--first",
+    second: "--second",
+    field: "--field",
+    reversed: "--reversed",
+};
+
+/// A position given as a row of a batch file (`runner solve --batch`).
+pub const COLUMNS: Names = Names {
+    first: "column first",
+    second: "column second",
+    field: "column field",
+    reversed: "column reversed",
+};
+
+/// Checks a position's cards; the message names the part at fault.
+pub fn check(first: &[u32], second: &[u32], field: u32, names: Names) -> Result<(), String> {
+    for (name, hand) in [(names.first, first), (names.second, second)] {
+        if hand.is_empty() {
+            return Err(format!("{name}: needs at least one card"));
+        }
+        if let Some(bad) = hand.iter().find(|&&c| c == 0 || c > MAX_STRENGTH) {
+            return Err(format!(
+                "{name}: card strength {bad} is outside 1..={MAX_STRENGTH}"
+            ));
+        }
+    }
+    let both = format!("{} and {}", names.first, names.second);
+    if first.len() + second.len() > MAX_CARDS_IN_PLAY as usize {
+        return Err(format!(
+            "{both}: more than {MAX_CARDS_IN_PLAY} cards in all"
+        ));
+    }
+    if field > MAX_STRENGTH {
+        return Err(format!(
+            "{}: {field} is outside 0..={MAX_STRENGTH}",
+            names.field
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the rules of a variant position on top of [`check`].
+pub fn check_rules(
+    first: &[u32],
+    second: &[u32],
+    field: u32,
+    rules: Rules,
+    reversed: bool,
+    names: Names,
+) -> Result<(), String> {
+    check(first, second, field, names)?;
+    check_rule_flags(rules)?;
+    if reversed && rules.back.is_none() {
+        return Err(format!(
+            "{}: only an 11-back trick is reversed; give --back",
+            names.reversed
+        ));
+    }
+    if reversed && field == 0 {
+        return Err(format!(
+            "{}: a reversed trick has a card on the field; give {}",
+            names.reversed, names.field
+        ));
+    }
+    let special = rules != Rules::PLAIN;
+    if special && first.len() + second.len() > VARIANT_MAX_CARDS as usize {
+        return Err(format!(
+            "{} and {}: more than {VARIANT_MAX_CARDS} cards in all, the most a variant position holds",
+            names.first, names.second
+        ));
+    }
+    Ok(())
+}
+
+/// Checks `--cut` and `--back`, which hold for every position solved.
+pub fn check_rule_flags(rules: Rules) -> Result<(), String> {
+    for (flag, rank) in [("--cut", rules.cut), ("--back", rules.back)] {
+        if let Some(r) = rank
+            && !(1..=MAX_STRENGTH).contains(&r)
+        {
+            return Err(format!("{flag}: rank {r} is outside 1..={MAX_STRENGTH}"));
+        }
+    }
+    if rules.cut.is_some() && rules.cut == rules.back {
+        return Err("--cut/--back: the two rules need different ranks".into());
+    }
+    Ok(())
+}
+
+/// Solves one position by minimax and by the formula.
+pub fn report(first: &[u32], second: &[u32], field: u32) -> SolveReport {
+    report_under(first, second, field, Rules::PLAIN, false)
+}
+
+/// Solves one position under `rules` (checked by [`check_rules`]) by
+/// minimax, beside the plain game's μ test.
+pub fn report_under(
+    first: &[u32],
+    second: &[u32],
+    field: u32,
+    rules: Rules,
+    reversed: bool,
+) -> SolveReport {
+    Solvers::new(rules).report(first, second, field, reversed)
+}
+
+/// The solvers of one thread, kept from position to position: their memos
+/// hold verdicts of positions under these rules, whatever position asked,
+/// so a batch of positions shares what each search proved.
+pub struct Solvers {
+    rules: Rules,
+    plain: Solver,
+    variant: Option<VariantSolver>,
+    score: Option<ScoreSolvers>,
+}
+
+impl Solvers {
+    /// Solvers for positions under `rules`.
+    pub fn new(rules: Rules) -> Self {
+        Solvers {
+            rules,
+            plain: Solver::with_order(64 << 20, MoveOrder::default()),
+            variant: (rules != Rules::PLAIN)
+                .then(|| VariantSolver::new(rules, 256 << 20, 64 << 20)),
+            score: None,
+        }
+    }
+
+    /// The card-count value of a plain position (see [`card_count`]); the
+    /// solvers are made on first use.
+    pub fn card_count(&mut self, x: &[u32], y: &[u32], field: u32) -> CardCountReport {
+        self.score
+            .get_or_insert_with(ScoreSolvers::new)
+            .card_count(x, y, field, c1_value)
+    }
+
+    /// Solves one position (checked by [`check_rules`]) by minimax, beside
+    /// the plain game's μ test.
+    pub fn report(
+        &mut self,
+        first: &[u32],
+        second: &[u32],
+        field: u32,
+        reversed: bool,
+    ) -> SolveReport {
+        let rules = self.rules;
+        let mut x = first.to_vec();
+        let mut y = second.to_vec();
+        x.sort_unstable();
+        y.sort_unstable();
+        let pos = position_of(&x, &y, field);
+        let (mu0, mu1) = formula::mu_pair_sorted(&x, &y, field);
+        let plain = (!reversed).then(|| self.plain.mover_wins(&pos));
+        let (minimax, moves, variant) = match &mut self.variant {
+            None => {
+                let win = plain.expect("the plain game is never reversed");
+                (win, self.plain.winning_moves(&pos), None)
+            }
+            Some(s) => {
+                let moves = s.winning_moves_in(&pos, reversed);
+                let twin = (x.len() + y.len() <= TWIN_MAX_CARDS)
+                    .then(|| plain_variant_wins(&x, &y, field, reversed, rules));
+                let report = VariantReport {
+                    rules: rules.name(),
+                    cut: rules.cut,
+                    back: rules.back,
+                    reversed,
+                    plain_first_wins: plain,
+                    twin_first_wins: twin,
+                    cut_guess_first_wins: match rules {
+                        Rules {
+                            cut: Some(cut),
+                            back: None,
+                        } if !reversed => Some(cut_guess_mover_wins(
+                            &pos.mover[..pos.ranks.max(cut as usize)],
+                            &pos.other[..pos.ranks.max(cut as usize)],
+                            pos.field,
+                            cut as usize - 1,
+                        )),
+                        _ => None,
+                    },
+                };
+                (!moves.is_empty(), moves, Some(report))
+            }
+        };
+        SolveReport {
+            first: x,
+            second: y,
+            field,
+            minimax_first_wins: minimax,
+            formula_first_wins: mu0 > mu1,
+            mu0,
+            mu1,
+            winning_moves: moves.into_iter().map(|m| m.to_string()).collect(),
+            variant,
+            card_count: None,
+            line: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tanhinmin::score::c1_off_by_one;
+    use crate::random::{chunk_rng, uniform_below};
+
+    /// Random sorted hands of 1 to 6 cards of strengths 1 to 7, and a field.
+    fn random_position(rng: &mut impl rand_xoshiro::rand_core::Rng) -> (Vec<u32>, Vec<u32>, u32) {
+        let hand = |rng: &mut _| {
+            let n = 1 + uniform_below(rng, 6) as usize;
+            let mut h: Vec<u32> = (0..n).map(|_| 1 + uniform_below(rng, 7) as u32).collect();
+            h.sort_unstable();
+            h
+        };
+        let (x, y) = (hand(rng), hand(rng));
+        (x, y, uniform_below(rng, 8) as u32)
+    }
+
+    /// `--score`'s value is the scored game's plain recursion's, on many
+    /// random positions, fields above every card included.
+    #[test]
+    fn the_card_count_is_the_plain_recursions() {
+        let mut rng = chunk_rng(19, 0);
+        for _ in 0..400 {
+            let (x, y, r) = random_position(&mut rng);
+            let c = card_count(&x, &y, r);
+            let plain = plain_score(&x, &y, r);
+            assert_eq!(c.value, plain, "{x:?} {y:?} {r}");
+            assert_eq!(c.twin, Some(plain));
+            assert_eq!(c.c1, c1_value(&x, &y, r));
+        }
+    }
+
+    /// A wrong conjecture picks a wrong window: the searches refuse it,
+    /// the full minimax finds the true value, and the report shows the two
+    /// apart (which `runner solve --score` turns into exit 1).
+    #[test]
+    fn a_wrong_conjecture_is_caught_not_believed() {
+        let mut rng = chunk_rng(19, 1);
+        let mut caught = 0;
+        for _ in 0..200 {
+            let (x, y, r) = random_position(&mut rng);
+            let c = card_count_by(&x, &y, r, c1_off_by_one);
+            assert_eq!(c.value, plain_score(&x, &y, r), "{x:?} {y:?} {r}");
+            if c.c1 != c1_value(&x, &y, r) {
+                assert_eq!(c.proved_by, "full-minimax");
+                assert_ne!(c.value, c.c1);
+                caught += 1;
+            }
+        }
+        assert!(caught > 20, "only {caught} positions had a wrong window");
+    }
+}
