@@ -433,7 +433,7 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "first,second,field,minimax_first_wins,formula_first_wins,mu0,mu1,card_count,c1,check,winning_moves"
+        "first,second,field,minimax_first_wins,formula_first_wins,mu0,mu1,proof_move,card_count,c1,check,winning_moves"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
@@ -450,17 +450,25 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
         assert_eq!(row[0], first.replace(',', " "));
         assert_eq!(row[3], alone["minimax_first_wins"].to_string());
         assert_eq!(row[5], alone["mu0"].to_string());
-        assert_eq!(row[7], alone["card_count"]["value"].to_string());
-        assert_eq!(row[9], "passed");
+        let proof = alone
+            .get("proof_move")
+            .map_or(String::new(), |m| m.as_str().unwrap().into());
+        assert_eq!(row[7], proof);
+        assert_eq!(row[8], alone["card_count"]["value"].to_string());
+        assert_eq!(row[10], "passed");
         let moves: Vec<String> = alone["winning_moves"]
             .as_array()
             .unwrap()
             .iter()
             .map(|m| m.as_str().unwrap().to_string())
             .collect();
-        assert_eq!(row[10], moves.join(" "));
+        assert_eq!(row[11], moves.join(" "));
+        if !proof.is_empty() {
+            assert!(moves.contains(&proof), "the proof's move wins: {row:?}");
+        }
     }
-    assert_eq!(rows[2][7], "-1", "Y's 6 goes out on either lead");
+    assert_eq!(rows[2][8], "-1", "Y's 6 goes out on either lead");
+    assert_eq!(rows[0][7], "1", "the proof plays the weakest card here");
     // --out writes the same table; one thread or two, the same bytes.
     let out1 = dir.join("one.csv");
     let out2 = dir.join("two.csv");

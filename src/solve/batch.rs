@@ -130,7 +130,13 @@ pub fn table(reports: &[SolveReport], rules: Rules, score: bool) -> Vec<u8> {
             "twin_first_wins",
         ]);
     } else {
-        header.extend(["minimax_first_wins", "formula_first_wins", "mu0", "mu1"]);
+        header.extend([
+            "minimax_first_wins",
+            "formula_first_wins",
+            "mu0",
+            "mu1",
+            "proof_move",
+        ]);
     }
     if score {
         header.extend(["card_count", "c1"]);
@@ -156,6 +162,7 @@ pub fn table(reports: &[SolveReport], rules: Rules, score: bool) -> Vec<u8> {
                 r.formula_first_wins.to_string(),
                 r.mu0.to_string(),
                 r.mu1.to_string(),
+                r.proof_move.clone().unwrap_or_default(),
             ]),
         }
         if let Some(c) = &r.card_count {

@@ -208,6 +208,21 @@ fn print_text(r: &SolveReport) {
             .collect();
         println!("winning moves: {}", shown.join(", "));
     }
+    if let Some(m) = &r.proof_move {
+        let shown = if m == "pass" {
+            m.clone()
+        } else {
+            format!("play {m}")
+        };
+        println!(
+            "proof's move: {shown} (the winning strategy of the Coq proof, Tanhinmin.v): {}",
+            if r.winning_moves.contains(m) {
+                "a winning move"
+            } else {
+                "NOT a winning move"
+            }
+        );
+    }
     if let Some(l) = &r.line {
         print_line(l, r.minimax_first_wins);
     }

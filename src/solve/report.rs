@@ -12,6 +12,7 @@ use crate::games::tanhinmin::ordering::{MoveOrder, cut_guess_mover_wins};
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_value, plain_score};
 use crate::games::tanhinmin::solver::Solver;
+use crate::games::tanhinmin::strategy::proof_move;
 use crate::games::tanhinmin::variant::{
     Rules, VARIANT_MAX_CARDS, VariantSolver, best_line, plain_variant_wins,
 };
@@ -44,6 +45,11 @@ pub struct SolveReport {
     pub mu1: u32,
     /// Card strengths to play, or "pass".
     pub winning_moves: Vec<String>,
+    /// Under the plain rules, when the theorem says the mover wins: the
+    /// move the Coq proof's strategy plays (Tanhinmin.v), which must be
+    /// among `winning_moves`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_move: Option<String>,
     /// The variant played, when a rule is on (then `minimax_first_wins`
     /// is the variant's verdict and `formula_first_wins` the plain μ
     /// test's prediction).
@@ -120,13 +126,20 @@ pub fn line_report(x: &[u32], y: &[u32], field: u32, reversed: bool, rules: Rule
 
 impl SolveReport {
     /// Does every check hold? Under the plain rules minimax and the
-    /// theorem agree; under a variant minimax and the variant's plain
+    /// theorem agree, and the proof's move (when the theorem says the
+    /// mover wins) is a winning one; under a variant minimax and the variant's plain
     /// recursion (the μ test is only a predictor there); with the card
     /// count, C1 and the value (and its twin); with a line, its winner and
     /// minimax.
     pub fn checks_hold(&self) -> bool {
         let verdict = match &self.variant {
-            None => self.minimax_first_wins == self.formula_first_wins,
+            None => {
+                self.minimax_first_wins == self.formula_first_wins
+                    && self
+                        .proof_move
+                        .as_ref()
+                        .is_none_or(|m| self.winning_moves.contains(m))
+            }
             Some(v) => v
                 .twin_first_wins
                 .is_none_or(|t| t == self.minimax_first_wins),
@@ -449,6 +462,8 @@ impl Solvers {
                 (!moves.is_empty(), moves, Some(report))
             }
         };
+        let proof_move =
+            (rules == Rules::PLAIN && mu0 > mu1).then(|| proof_move(&x, &y, field).to_string());
         SolveReport {
             first: x,
             second: y,
@@ -458,6 +473,7 @@ impl Solvers {
             mu0,
             mu1,
             winning_moves: moves.into_iter().map(|m| m.to_string()).collect(),
+            proof_move,
             variant,
             card_count: None,
             line: None,
