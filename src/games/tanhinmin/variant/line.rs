@@ -135,10 +135,16 @@ mod tests {
     use crate::games::tanhinmin::variant::plain_variant_wins;
     use crate::random::{chunk_rng, uniform_below};
 
-    /// The length of the game by the definition, with no memo: the twin
-    /// of [`Lengths::of`].
-    fn plain_length(x: &[u32], y: &[u32], field: u32, reversed: bool, rules: Rules) -> (bool, u32) {
-        let values: Vec<(bool, u32)> = variant_moves(x, field, reversed)
+    /// The value of each legal move by the definition, with no memo: (the
+    /// mover wins by it, moves to the end, it included).
+    fn plain_move_values(
+        x: &[u32],
+        y: &[u32],
+        field: u32,
+        reversed: bool,
+        rules: Rules,
+    ) -> Vec<(bool, u32)> {
+        variant_moves(x, field, reversed)
             .into_iter()
             .map(|m| match after_move(x, y, reversed, rules, m) {
                 None => (true, 1),
@@ -147,12 +153,26 @@ mod tests {
                     (w == a.mover_again, len + 1)
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// The length of the game by the definition, with no memo: the twin
+    /// of [`Lengths::of`].
+    fn plain_length(x: &[u32], y: &[u32], field: u32, reversed: bool, rules: Rules) -> (bool, u32) {
+        let values = plain_move_values(x, y, field, reversed, rules);
         let wins = values.iter().filter(|v| v.0).map(|v| v.1).min();
         match wins {
             Some(len) => (true, len),
             None => (false, values.iter().map(|v| v.1).max().unwrap()),
         }
+    }
+
+    /// A random sorted hand of 1 to 5 cards of strengths 1 to 7.
+    fn random_hand(rng: &mut impl rand_xoshiro::rand_core::Rng) -> Vec<u32> {
+        let n = 1 + uniform_below(rng, 5) as usize;
+        let mut h: Vec<u32> = (0..n).map(|_| 1 + uniform_below(rng, 7) as u32).collect();
+        h.sort_unstable();
+        h
     }
 
     const RULES: [Rules; 4] = [
@@ -180,13 +200,7 @@ mod tests {
         let mut rng = chunk_rng(23, 0);
         for case in 0..800 {
             let rules = RULES[case % 4];
-            let hand = |rng: &mut _| {
-                let n = 1 + uniform_below(rng, 5) as usize;
-                let mut h: Vec<u32> = (0..n).map(|_| 1 + uniform_below(rng, 7) as u32).collect();
-                h.sort_unstable();
-                h
-            };
-            let (x, y) = (hand(&mut rng), hand(&mut rng));
+            let (x, y) = (random_hand(&mut rng), random_hand(&mut rng));
             let reversed = rules.back.is_some() && uniform_below(&mut rng, 4) == 0;
             let field = if reversed {
                 1 + uniform_below(&mut rng, 7) as u32
@@ -246,23 +260,8 @@ mod tests {
         let (mut slower_wins, mut quicker_losses) = (0, 0);
         for case in 0..400 {
             let rules = RULES[case % 4];
-            let hand = |rng: &mut _| {
-                let n = 1 + uniform_below(rng, 5) as usize;
-                let mut h: Vec<u32> = (0..n).map(|_| 1 + uniform_below(rng, 7) as u32).collect();
-                h.sort_unstable();
-                h
-            };
-            let (x, y) = (hand(&mut rng), hand(&mut rng));
-            let values: Vec<(bool, u32)> = variant_moves(&x, 0, false)
-                .into_iter()
-                .map(|m| match after_move(&x, &y, false, rules, m) {
-                    None => (true, 1),
-                    Some(a) => {
-                        let (w, len) = plain_length(&a.mover, &a.other, a.field, a.reversed, rules);
-                        (w == a.mover_again, len + 1)
-                    }
-                })
-                .collect();
+            let (x, y) = (random_hand(&mut rng), random_hand(&mut rng));
+            let values = plain_move_values(&x, &y, 0, false, rules);
             let line = best_line(&x, &y, 0, false, rules);
             if line.first_wins {
                 let first_win = values.iter().find(|v| v.0).unwrap();
