@@ -16,10 +16,11 @@ use crate::cli::SolveArgs;
 use crate::exit;
 use crate::games::tanhinmin::variant::{LINE_MAX_CARDS, Rules};
 
-/// `runner solve`: prints the report; returns the exit status: under the
-/// plain rules 1 when minimax and the theorem disagree, under a variant 1
-/// when minimax and the variant's plain recursion do (the μ test is only
-/// a predictor there).
+/// `runner solve`: prints the report (or solves a batch file); returns
+/// the exit status: 1 when a check fails ([`SolveReport::checks_hold`]:
+/// under the plain rules minimax against the theorem and the proof's move,
+/// under a variant minimax against the variant's plain recursion, the μ
+/// test being only a predictor there).
 pub fn main(args: &SolveArgs) -> i32 {
     if let Some(path) = &args.batch {
         return batch::main(args, path);
