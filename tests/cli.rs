@@ -516,6 +516,13 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     let o = run(&["solve", "--batch", &path, "--first", "1"]);
     assert_eq!(o.status.code(), Some(2));
+    let o = run(&["solve", "--batch", &path, "--out", "/proc/no/such/t.csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: --out: cannot create"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["solve", "--first", "1", "--second", "2", "--out", "x.csv"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -214,6 +214,17 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     {
         return refused(&format!("{e:#}"));
     }
+    // A directory for --out that cannot be made is refused now, not after
+    // the work.
+    if let Some(dir) = args.out.as_deref().and_then(Path::parent)
+        && !dir.as_os_str().is_empty()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return refused(&format!(
+            "--out: cannot create the directory {}: {e}",
+            dir.display()
+        ));
+    }
     let text = match crate::export::read_text_limited(path, MAX_BATCH_BYTES, "a batch of positions")
     {
         Ok(t) => t,
