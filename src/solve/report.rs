@@ -215,7 +215,8 @@ fn card_count_by(x: &[u32], y: &[u32], field: u32, conjecture: Conjecture) -> Ca
 /// position asked, so they are kept from position to position.
 struct ScoreSolvers {
     window: DroppedCardsSolver,
-    full: ScoreSolver,
+    /// Made only when C1's window first misses.
+    full: Option<ScoreSolver>,
 }
 
 impl ScoreSolvers {
@@ -226,7 +227,7 @@ impl ScoreSolvers {
                 64 << 20,
                 MoveOrder::default(),
             ),
-            full: ScoreSolver::new(256 << 20),
+            full: None,
         }
     }
 
@@ -244,7 +245,8 @@ impl ScoreSolvers {
         let (value, proved_by) = if self.window.proves_value(&pos, c1) {
             (c1, "c1-window")
         } else {
-            (self.full.score(&pos), "full-minimax")
+            let full = self.full.get_or_insert_with(|| ScoreSolver::new(256 << 20));
+            (full.score(&pos), "full-minimax")
         };
         CardCountReport {
             value,
