@@ -19,6 +19,11 @@ use std::time::Duration;
 /// The program, thread stacks and per-chunk counts, beyond the outline's
 /// memory (measured: a quick run peaks near 20 MB).
 const OVERHEAD_BYTES: u64 = 64 << 20;
+/// The least time a plan's sample gets before the plan gives up on it:
+/// room for a first round that only warms the memo up (see
+/// `driver::timing`'s `WARM_UP_ALONE_AFTER`) and a timed one after it. (The
+/// default budget of 4 s gives the same 40 s.)
+const GIVE_UP_AFTER_AT_LEAST: Duration = Duration::from_secs(40);
 /// What one shard of a suggested cluster run should take, at most.
 const SHARD_TARGET_SECS: f64 = 3600.0;
 
@@ -78,20 +83,23 @@ pub fn main(args: &PlanArgs) -> i32 {
         };
     drop(give_up);
     print_estimate(&calibration, threads);
+    if let Some(note) = &outline.estimate_note {
+        println!("{note}");
+    }
     print_cluster(args, &calibration, memory, threads);
     exit::OK
 }
 
 /// The sample runs whole chunks, and one chunk can take hours (a 26x26
 /// deal under 11-back took over one), so a plan could hang far past its
-/// budget. Past ten times the budget (at least 10 s) the plan says what it
-/// knows and ends: it has written nothing, so ending it mid-chunk loses
-/// nothing.
+/// budget. Past ten times the budget (at least [`GIVE_UP_AFTER_AT_LEAST`])
+/// the plan says what it knows and ends: it has written nothing, so ending
+/// it mid-chunk loses nothing.
 fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) -> Deadline {
-    let limit = Duration::from_secs((10 * calibrate_secs).max(10));
+    let limit = Duration::from_secs(10 * calibrate_secs).max(GIVE_UP_AFTER_AT_LEAST);
     Deadline::start(limit, move || {
         println!(
-            "estimate: unknown: a chunk of the sample was still running after {}, so chunks take at least that long; this is a run for a cluster (`runner slurm`, with --resume)",
+            "estimate: unknown: the timed sample was still running after {}, so its chunks are slow; this is a run for a cluster (`runner slurm`, with --resume)",
             duration_text(limit.as_secs_f64())
         );
         std::process::exit(exit::OK);

@@ -89,6 +89,10 @@ pub struct Outline {
     /// One-line notes on settings that were adjusted (a memo cut to what
     /// the machine has).
     pub notes: Vec<String>,
+    /// Why a short timed sample misjudges this run, shown under `runner
+    /// plan`'s estimate: a memo kept from deal to deal makes a long run
+    /// faster than its first chunks.
+    pub estimate_note: Option<String>,
 }
 
 /// One cell of an [`Outline`].

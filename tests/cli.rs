@@ -638,6 +638,36 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
     ] {
         assert!(out.contains(word), "`{word}` in {out}");
     }
+    // An exhaustive run's sample is representative; a sampled run's is
+    // timed on a fresh memo, which the plan says under its estimate.
+    assert!(!out.contains("fresh memo"), "{out}");
+    let sampled_dir = scratch("plan-sampled");
+    let sampled = sampled_dir.join("sampled.toml");
+    std::fs::write(
+        &sampled,
+        "[experiment]\nname = \"s\"\nmode = \"sample\"\ndeals = 20000\n[hands]\nsizes = [[7, 7]]\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "plan",
+        "--config",
+        sampled.to_str().unwrap(),
+        "--calibrate-secs",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    let time = lines
+        .iter()
+        .position(|l| l.starts_with("time: about"))
+        .unwrap();
+    assert!(
+        lines[time + 1].starts_with("note: timed on a fresh memo"),
+        "{lines:?}"
+    );
     // The recipe is a command `runner slurm` takes as printed, while a
     // --time, --mem or --cpus sbatch would reject is refused in one line.
     let recipe = out
@@ -1139,13 +1169,15 @@ fn output_into_a_closed_pipe_ends_quietly_without_a_panic() {
 
 #[test]
 fn a_plan_whose_sample_chunk_runs_for_hours_ends_at_its_limit() {
-    // One deal of this config's sample took over an hour on one thread;
-    // the plan, timed for 1 s, gives up after 10 s instead of hanging.
+    // Deals of this config took hours on one thread (one over 3.5); the
+    // plan, timed for 1 s, gives up after 40 s instead of hanging. (Under
+    // 11-back alone, `variant-back-26.toml`, the sample's chunks now
+    // finish in time: it gave up only while the limit was 10 s.)
     let started = std::time::Instant::now();
     let o = run(&[
         "plan",
         "--config",
-        repo("configs/variant-back-26.toml").to_str().unwrap(),
+        repo("configs/variant-cut-back-26.toml").to_str().unwrap(),
         "--calibrate-secs",
         "1",
     ]);
@@ -1153,7 +1185,7 @@ fn a_plan_whose_sample_chunk_runs_for_hours_ends_at_its_limit() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("memory: about"), "{text}");
     assert!(text.contains("estimate: unknown"), "{text}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert!(started.elapsed() < std::time::Duration::from_secs(80));
 }
 
 /// A path that is not UTF-8 (Linux allows any bytes but `/` and NUL):

@@ -496,7 +496,7 @@ fn a_slow_sample_before_the_run_says_so_instead_of_staying_silent() {
         "{first}"
     );
     // One deal per chunk here, so the note says how big the run is.
-    assert!(first.contains("the run has 1,000 of them"), "{first}");
+    assert!(first.contains("the run has 1,000 chunks"), "{first}");
     let records = records();
     assert!(
         records.first().is_some_and(|r| r.contains("{\"chunk\":")),

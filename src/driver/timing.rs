@@ -108,12 +108,7 @@ pub(super) fn time_sample<S: Study>(
             return Ok(None);
         }
         let seconds = timer.elapsed().as_secs_f64();
-        // The first round only warms up: it pays for first touches of the
-        // memo that the real run pays once, not per chunk. Unless its
-        // chunks are so long (26x26 deals under 11-back take minutes) that
-        // the warm-up is a small share of them, and another round would
-        // cost minutes more, with nothing shown and nothing checkpointed.
-        let warmed = round > 0 || seconds >= 10.0 * budget.as_secs_f64();
+        let warmed = round_is_timed(round, seconds, budget);
         if stride == 1
             || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
         {
@@ -125,6 +120,23 @@ pub(super) fn time_sample<S: Study>(
         wanted = target.clamp(wanted * 2, wanted * 16);
     }
     unreachable!("the rounds above end by returning")
+}
+
+/// A first round of the sample that takes less than this is a warm-up
+/// only, however small the budget (see [`round_is_timed`]).
+const WARM_UP_ALONE_AFTER: f64 = 60.0;
+
+/// Does round `round` of a sample, which took `seconds`, time the run? The
+/// first round only warms up: it pays for the first touches of the memo,
+/// which the real run pays once, not per chunk. At 13x13 under 11-back the
+/// memo is 8 GiB and its first round took 7 to 16 s on the project VM,
+/// against about 6 s for twice its chunks after it; timed on it, a run
+/// that took 11 minutes was said to take 1 h 38 min. Unless its chunks are
+/// so long (26x26 deals under 11-back take minutes) that the warm-up is a
+/// small share of them, and another round would cost minutes more, with
+/// nothing shown and nothing checkpointed.
+fn round_is_timed(round: usize, seconds: f64, budget: std::time::Duration) -> bool {
+    round > 0 || seconds >= (10.0 * budget.as_secs_f64()).max(WARM_UP_ALONE_AFTER)
 }
 
 /// Runs an action on another thread if it is still alive after a time
@@ -192,7 +204,7 @@ pub(super) fn warn_if_long<S: Study>(
     let chunks = crate::export::grouped(shard.chunks_of(plan));
     let slow = Deadline::start(SLOW_SAMPLE_NOTE_AFTER, move || {
         eprintln!(
-            "note: timing a sample of the run before it starts; its chunks are slow, so this takes a while, and the run has {chunks} of them (the sample's are checkpointed and count toward the run; Ctrl-C stops it; `runner plan` sizes a run without starting it)"
+            "note: timing a sample of the run before it starts; this takes a while (its chunks are slow, or a memo of gigabytes is filling its fresh pages), and the run has {chunks} chunks (the sample's are checkpointed and count toward the run; Ctrl-C stops it; `runner plan` sizes a run without starting it)"
         );
     });
     let sample = time_sample(
@@ -221,4 +233,27 @@ pub(super) fn warn_if_long<S: Study>(
         );
     }
     Ok(ahead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_first_round_times_the_run_only_when_its_chunks_are_minutes_long() {
+        let second = Duration::from_secs(1);
+        // 13x13 under 11-back, a budget of 1 s: a first round of 16 s was
+        // the memo's first touches, not the run's pace.
+        assert!(!round_is_timed(0, 16.0, second));
+        assert!(!round_is_timed(0, 59.0, second));
+        // 26x26 under 11-back: chunks of minutes; another round would cost
+        // minutes more.
+        assert!(round_is_timed(0, 120.0, second));
+        // A large budget asks for more before a first round is taken alone.
+        assert!(!round_is_timed(0, 120.0, Duration::from_secs(20)));
+        assert!(round_is_timed(0, 200.0, Duration::from_secs(20)));
+        // Every later round times the run.
+        assert!(round_is_timed(1, 0.5, second));
+    }
 }
