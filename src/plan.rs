@@ -83,7 +83,10 @@ pub fn main(args: &PlanArgs) -> i32 {
         };
     drop(give_up);
     print_estimate(&calibration, threads);
-    if let Some(note) = &outline.estimate_note {
+    // A sample of every chunk is the run itself, memo and all.
+    if let Some(note) = &outline.estimate_note
+        && calibration.chunks_run < calibration.chunks_total
+    {
         println!("{note}");
     }
     print_cluster(args, &calibration, memory, threads);

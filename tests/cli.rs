@@ -639,13 +639,15 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
         assert!(out.contains(word), "`{word}` in {out}");
     }
     // An exhaustive run's sample is representative; a sampled run's is
-    // timed on a fresh memo, which the plan says under its estimate.
+    // timed on a fresh memo, which the plan says under its estimate
+    // unless the sample ran every chunk (as a sample of 20,000 7x7 deals
+    // does).
     assert!(!out.contains("fresh memo"), "{out}");
     let sampled_dir = scratch("plan-sampled");
     let sampled = sampled_dir.join("sampled.toml");
     std::fs::write(
         &sampled,
-        "[experiment]\nname = \"s\"\nmode = \"sample\"\ndeals = 20000\n[hands]\nsizes = [[7, 7]]\n",
+        "[experiment]\nname = \"s\"\nmode = \"sample\"\ndeals = 1000000\n[hands]\nsizes = [[10, 10]]\n",
     )
     .unwrap();
     let o = run(&[
@@ -664,10 +666,20 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
         .iter()
         .position(|l| l.starts_with("time: about"))
         .unwrap();
+    assert!(!lines[time].contains("timed 245 of 245"), "{lines:?}");
     assert!(
         lines[time + 1].starts_with("note: timed on a fresh memo"),
         "{lines:?}"
     );
+    std::fs::write(
+        &sampled,
+        "[experiment]\nname = \"s\"\nmode = \"sample\"\ndeals = 20000\n[hands]\nsizes = [[7, 7]]\n",
+    )
+    .unwrap();
+    let o = run(&["plan", "--config", sampled.to_str().unwrap()]);
+    let whole = String::from_utf8_lossy(&o.stdout);
+    assert!(whole.contains("timed 5 of 5 chunks"), "{whole}");
+    assert!(!whole.contains("fresh memo"), "{whole}");
     // The recipe is a command `runner slurm` takes as printed, while a
     // --time, --mem or --cpus sbatch would reject is refused in one line.
     let recipe = out
