@@ -511,7 +511,7 @@ pub fn outline(config: &Config, source: &DealSource, memo: (usize, Option<String
 /// keeps its memo from deal to deal, and many deals share their endgames,
 /// so the estimate runs high (BENCHMARKS.md, "The timed estimate of a
 /// sampled run").
-pub const MEMO_WARMS_NOTE: &str = "note: timed on a fresh memo; a sampled run keeps its memo from deal to deal and speeds up as it fills, so a long run can take less than this (the shipped 13x13 runs of 1,000,000 deals took 40% to 95% of their estimates)";
+const MEMO_WARMS_NOTE: &str = "note: timed on a fresh memo; a sampled run keeps its memo from deal to deal and speeds up as it fills, so a long run can take less than this (the shipped 13x13 runs of 1,000,000 deals took 40% to 95% of their estimates)";
 
 /// The config checks of a deal study whose solver keys positions by
 /// packed counts (the card-count and cut solvers): at most
