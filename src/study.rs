@@ -92,7 +92,7 @@ pub struct Outline {
     /// Why a short timed sample misjudges this run, shown under `runner
     /// plan`'s estimate: a memo kept from deal to deal makes a long run
     /// faster than its first chunks.
-    pub estimate_note: Option<String>,
+    pub estimate_note: Option<&'static str>,
 }
 
 /// One cell of an [`Outline`].

@@ -501,8 +501,7 @@ pub fn outline(config: &Config, source: &DealSource, memo: (usize, Option<String
         },
         budget: memo_budget_bytes(config, source),
         notes: memo.1.into_iter().collect(),
-        estimate_note: (source.mode == Mode::Sample && memo.0 > 0)
-            .then(|| MEMO_WARMS_NOTE.to_string()),
+        estimate_note: (source.mode == Mode::Sample && memo.0 > 0).then_some(MEMO_WARMS_NOTE),
     }
 }
 
