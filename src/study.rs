@@ -70,6 +70,12 @@ pub struct BuildContext {
     /// whose one instance can take an hour (a 26x26 variant deal) polls it
     /// too and gives up, so a stop does not wait for that instance.
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Built only to time a few of its chunks (`runner plan`), not to run.
+    /// Memory sized for a whole run's later chunks is then only a cost: a
+    /// long sampled variant run grows its memo into an 8 GiB endgame table,
+    /// which a plan's sample of a few thousand deals would touch all over
+    /// (7.9 GB and 19 s for a plan of `variant-back-13.toml`).
+    pub timing_sample: bool,
 }
 
 /// A run described from its config alone, before any work and without

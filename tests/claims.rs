@@ -16,6 +16,7 @@ fn quiet() -> BuildContext {
         inject_fault: false,
         progress: runner::engine::progress::Mode::Quiet,
         stop: Default::default(),
+        timing_sample: false,
     }
 }
 

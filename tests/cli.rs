@@ -1200,6 +1200,69 @@ fn a_plan_whose_sample_chunk_runs_for_hours_ends_at_its_limit() {
     assert!(started.elapsed() < std::time::Duration::from_secs(80));
 }
 
+/// A plan times a few thousand deals; the 7.8 GiB endgame table a run of
+/// 1,000,000 variant deals grows would only cost it pages. It once took
+/// 7.9 GB to plan `variant-back-13.toml`. (8-cut here, whose sample is
+/// quicker; the table is the same.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_plan_samples_on_a_short_runs_memo_and_states_the_runs() {
+    let dir = scratch("plan-memo");
+    let cfg = dir.join("cut13.toml");
+    std::fs::write(
+        &cfg,
+        "[experiment]\nname = \"c\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 1\ndeals = 1000000\n[rules]\ncut = 6\n[hands]\nsizes = [[13, 13]]\n",
+    )
+    .unwrap();
+    // Reaped by `wait4` below, which std's `wait` would not report.
+    #[allow(clippy::zombie_processes)]
+    let mut child = runner()
+        .args([
+            "plan",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--calibrate-secs",
+            "1",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    // The child's own peak, not the maximum over every child of this
+    // process: `wait4` reaps it with its usage.
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    let reaped = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as i32);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{stdout}"
+    );
+    let run_mib: u64 = stdout
+        .split("memory: about ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no memory line in {stdout}"));
+    assert!(stdout.contains("time: about"), "{stdout}");
+    let peak_mib = usage.ru_maxrss as u64 / 1024;
+    // A machine with less memory than this one cuts the run's memo to
+    // three quarters of what is free; the plan must stay well below it.
+    if run_mib >= 4096 {
+        assert!(
+            peak_mib < 2048,
+            "peak {peak_mib} MiB, the run's {run_mib} MiB"
+        );
+    } else {
+        assert!(
+            peak_mib < run_mib,
+            "peak {peak_mib} MiB, the run's {run_mib} MiB"
+        );
+    }
+}
+
 /// A path that is not UTF-8 (Linux allows any bytes but `/` and NUL):
 /// a run into such a directory once panicked after all its work, when it
 /// recorded its command line; `runner slurm` wrote it into the scripts with

@@ -229,6 +229,7 @@ fn card_count_by_roots_and_thresholds_equals_patterns_and_full_minimax() {
                 inject_fault,
                 progress: progress::Mode::Quiet,
                 stop: Default::default(),
+                timing_sample: false,
             };
             // The fast path: one root per class, by the dropped-cards
             // lemma's plain searches.
@@ -893,6 +894,7 @@ fn variant_roots_give_the_same_tables_as_patterns() {
             inject_fault: false,
             progress: progress::Mode::Quiet,
             stop: Default::default(),
+            timing_sample: false,
         };
         let by_root = VariantStudy::build(&cfg, &ctx).unwrap();
         let mut by_pattern = VariantStudy::build(&cfg, &ctx).unwrap();

@@ -89,6 +89,7 @@ impl RunContext {
             inject_fault: self.inject_fault,
             progress: self.progress,
             stop: self.stop.clone(),
+            timing_sample: false,
         }
     }
 }

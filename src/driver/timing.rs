@@ -4,7 +4,7 @@
 use super::context::RunContext;
 use crate::config::Config;
 use crate::engine::{self, Outcome, journal::Journal, progress};
-use crate::study::Study;
+use crate::study::{BuildContext, Study};
 use std::time::Instant;
 
 /// A short timed sample of a run, for `runner plan`'s estimate.
@@ -37,7 +37,11 @@ pub fn calibrate<S: Study>(
     budget: std::time::Duration,
 ) -> anyhow::Result<Calibration> {
     let built = Instant::now();
-    let study = S::build(config, &ctx.build_context())?;
+    let build = BuildContext {
+        timing_sample: true,
+        ..ctx.build_context()
+    };
+    let study = S::build(config, &build)?;
     let build_seconds = built.elapsed().as_secs_f64();
     let plan = engine::Plan::new(&study);
     let Some((chunks_run, seconds)) =

@@ -397,8 +397,13 @@ impl<T: DealStudy> Workload for T {
 /// A budget above three quarters of the memory the machine has available
 /// is cut to that, with a one-line note: a memo only changes speed, and an
 /// allocation the machine cannot give would abort the run.
-pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
-    let (bytes, note) = memo_size(config, source);
+///
+/// A study built only to time a sample (`timing_sample`, from
+/// [`crate::study::BuildContext::timing_sample`]) gets no endgame table:
+/// its few thousand deals fill none, and its pages would cost the plan
+/// gigabytes and seconds.
+pub fn memo_budget(config: &Config, source: &DealSource, timing_sample: bool) -> usize {
+    let (bytes, note) = sized_memo(config, source, !timing_sample);
     if let Some(note) = note {
         eprintln!("{note}");
     }
@@ -408,13 +413,22 @@ pub fn memo_budget(config: &Config, source: &DealSource) -> usize {
 /// [`memo_budget`] without printing: the bytes, and the note to print if
 /// the machine could not give what the config asks.
 pub fn memo_size(config: &Config, source: &DealSource) -> (usize, Option<String>) {
+    sized_memo(config, source, true)
+}
+
+/// [`memo_size`], with or without the endgame table a long run grows.
+fn sized_memo(
+    config: &Config,
+    source: &DealSource,
+    endgame_table: bool,
+) -> (usize, Option<String>) {
     let need: usize = source
         .cells
         .iter()
         .zip(source.cell_sizes())
         .map(|(&[a, b], n)| (n as usize).saturating_mul(16usize << ((a + b) / 2).min(40)))
         .fold(0usize, |acc, x| acc.saturating_add(x));
-    let asked = memo_budget_bytes(config, source) as usize;
+    let asked = memo_budget_bytes(config, source, endgame_table) as usize;
     let budget = asked.min(need.max(16 << 20));
     match crate::engine::available_memory() {
         Some(free) if budget as u64 > free / 4 * 3 && config.solver.memo_mb.is_none() => (
@@ -463,7 +477,7 @@ pub const SAMPLED_MEMO_CAP_LOG2: u32 = 30;
 /// off ([`SAMPLED_MEMO_CAP_LOG2`]), or a long run of a study that wants an
 /// endgame table ([`DealSource::wanting_endgame_table`]). Larger costs time
 /// clearing pages (about 2 s a GiB) and buys no speed.
-fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
+fn memo_budget_bytes(config: &Config, source: &DealSource, endgame_table: bool) -> u64 {
     if let Some(mb) = config.solver.memo_mb {
         return mb.saturating_mul(1 << 20);
     }
@@ -473,8 +487,8 @@ fn memo_budget_bytes(config: &Config, source: &DealSource) -> u64 {
         Mode::Sample => (16 + cards / 2 + source.memo_scale_log2).min(source.sampled_memo_cap_log2),
     };
     let grown = match source.mode {
-        Mode::Sample => endgame_table_bytes(source),
-        Mode::Exhaustive => 0,
+        Mode::Sample if endgame_table => endgame_table_bytes(source),
+        _ => 0,
     };
     (1u64 << log2).max(grown).max(16 << 20)
 }
@@ -499,7 +513,7 @@ pub fn outline(config: &Config, source: &DealSource, memo: (usize, Option<String
         } else {
             "[solver] memo_mb (automatic)"
         },
-        budget: memo_budget_bytes(config, source),
+        budget: memo_budget_bytes(config, source, true),
         notes: memo.1.into_iter().collect(),
         estimate_note: (source.mode == Mode::Sample && memo.0 > 0).then_some(MEMO_WARMS_NOTE),
     }
@@ -679,7 +693,7 @@ mod tests {
             } else {
                 source
             };
-            memo_budget_bytes(&config, &source)
+            memo_budget_bytes(&config, &source, true)
         };
         // 2^(16 + cards / 2), 26 cards: 512 MiB, which 65,536 deals reach.
         let usual = 1u64 << (16 + 26 / 2);
@@ -697,7 +711,23 @@ mod tests {
         let mut given = sampled(13, 10_000_000);
         given.solver.memo_mb = Some(100);
         let source = DealSource::new(&given).wanting_endgame_table(33);
-        assert_eq!(memo_budget_bytes(&given, &source), 100 << 20);
+        assert_eq!(memo_budget_bytes(&given, &source, true), 100 << 20);
+        assert_eq!(memo_budget_bytes(&given, &source, false), 100 << 20);
+    }
+
+    /// A study built only to time a sample (`runner plan`) gets the usual
+    /// memo, not the endgame table its run would grow to.
+    #[test]
+    fn a_timing_sample_grows_no_endgame_table() {
+        let config = sampled(13, 1_000_000);
+        let source = DealSource::new(&config).wanting_endgame_table(33);
+        let usual = 1u64 << (16 + 26 / 2);
+        assert_eq!(memo_budget_bytes(&config, &source, false), usual);
+        assert_eq!(memo_budget_bytes(&config, &source, true), 1_000_000 << 13);
+        // At most: a machine short of memory cuts either.
+        assert!(memo_budget(&config, &source, true) as u64 <= usual);
+        let (run, _) = memo_size(&config, &source);
+        assert_eq!(memo_budget(&config, &source, false), run);
     }
 
     #[derive(Debug, PartialEq)]

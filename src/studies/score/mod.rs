@@ -266,7 +266,7 @@ impl Study for ScoreStudy {
         // Half the budget for the shared table, half for the workers'
         // private tables. Both shared tables are made, but only the
         // method's is ever written, and pages nobody touches cost nothing.
-        let budget = memo_budget(config, &source);
+        let budget = memo_budget(config, &source, ctx.timing_sample);
         Ok(ScoreStudy {
             plain_shared: std::sync::Arc::new(SharedMemo::with_bytes(budget / 2)),
             threshold_shared: std::sync::Arc::new(ThresholdShared::with_bytes(budget / 2)),

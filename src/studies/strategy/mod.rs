@@ -275,7 +275,7 @@ impl Study for StrategyStudy {
 
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let source = DealSource::new(config);
-        let memo_bytes = memo_budget(config, &source) / ctx.threads.max(1);
+        let memo_bytes = memo_budget(config, &source, ctx.timing_sample) / ctx.threads.max(1);
         Ok(StrategyStudy {
             source,
             strategy: if ctx.inject_fault {

@@ -41,7 +41,9 @@ impl Tanhinmin {
     pub fn new(config: &Config, threads: usize, claim: Claim) -> Self {
         let source = DealSource::by_root(config);
         let cells = source.cells.clone();
-        let memo_bytes = memo_budget(config, &source);
+        // The plain game grows no endgame table, so a timing sample's memo
+        // is the run's.
+        let memo_bytes = memo_budget(config, &source, false);
         // Keys of up to 28 cards fit the shared table; larger cells need
         // private memos too. Most of their positions have more than 28
         // cards (measured at 26x26: a 2 GiB private table full while the

@@ -500,7 +500,7 @@ impl Study for VariantStudy {
 
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
         let source = variant_source(config);
-        let budget = memo_budget(config, &source);
+        let budget = memo_budget(config, &source, ctx.timing_sample);
         let threads = ctx.threads.max(1);
         let share = budget / threads;
         // The plain game's canonical positions recur across deals far more
