@@ -21,8 +21,8 @@ use std::time::Duration;
 const OVERHEAD_BYTES: u64 = 64 << 20;
 /// The least time a plan's sample gets before the plan gives up on it:
 /// room for a first round that only warms the memo up (see
-/// `driver::timing`'s `WARM_UP_ALONE_AFTER`) and a timed one after it. (The
-/// default budget of 4 s gives the same 40 s.)
+/// `driver::timing`'s `WarmUp`) and a timed one after it. (The default
+/// budget of 4 s gives the same 40 s.)
 const GIVE_UP_AFTER_AT_LEAST: Duration = Duration::from_secs(40);
 /// What one shard of a suggested cluster run should take, at most.
 const SHARD_TARGET_SECS: f64 = 3600.0;

@@ -44,8 +44,19 @@ pub fn calibrate<S: Study>(
     let study = S::build(config, &build)?;
     let build_seconds = built.elapsed().as_secs_f64();
     let plan = engine::Plan::new(&study);
-    let Some((chunks_run, seconds)) =
-        time_sample(&study, &plan, engine::Shard::WHOLE, None, ctx, budget)?
+    // The run's memory bounds the sample's (whose memo leaves out the
+    // endgame table): a larger allowance only lets a slow first round go
+    // untimed, and the plan gives up on a sample that runs too long.
+    let warm_up = WarmUp::of_memory(S::outline(config, ctx.threads).memory);
+    let Some((chunks_run, seconds)) = time_sample(
+        &study,
+        &plan,
+        engine::Shard::WHOLE,
+        None,
+        ctx,
+        budget,
+        warm_up,
+    )?
     else {
         anyhow::bail!("stopped during calibration");
     };
@@ -75,6 +86,7 @@ pub(super) fn time_sample<S: Study>(
     mut keep: Option<KeptSample<'_, S::Counts>>,
     ctx: &RunContext,
     budget: std::time::Duration,
+    warm_up: WarmUp,
 ) -> anyhow::Result<Option<(u64, f64)>> {
     let total = run_shard.chunks_of(plan);
     let opts = engine::RunOptions {
@@ -112,7 +124,7 @@ pub(super) fn time_sample<S: Study>(
             return Ok(None);
         }
         let seconds = timer.elapsed().as_secs_f64();
-        let warmed = round_is_timed(round, seconds, budget);
+        let warmed = warm_up.round_is_timed(round, seconds, budget);
         if stride == 1
             || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
         {
@@ -126,21 +138,43 @@ pub(super) fn time_sample<S: Study>(
     unreachable!("the rounds above end by returning")
 }
 
-/// A first round of the sample that takes less than this is a warm-up
-/// only, however small the budget (see [`round_is_timed`]).
-const WARM_UP_ALONE_AFTER: f64 = 60.0;
+/// Seconds of a sample's first round that may be the first touches of a
+/// memo of one GiB: the kernel clears a fresh page at its first touch,
+/// about 2 s a GiB on the project VM, and more on a busy machine that
+/// compacts memory for 2 MiB pages (an 8 GiB memo's first round took 7 to
+/// 16 s). Three times the quiet rate.
+const FIRST_TOUCH_SECS_PER_GIB: f64 = 6.0;
 
-/// Does round `round` of a sample, which took `seconds`, time the run? The
-/// first round only warms up: it pays for the first touches of the memo,
-/// which the real run pays once, not per chunk. At 13x13 under 11-back the
-/// memo is 8 GiB and its first round took 7 to 16 s on the project VM,
-/// against about 6 s for twice its chunks after it; timed on it, a run
-/// that took 11 minutes was said to take 1 h 38 min. Unless its chunks are
-/// so long (26x26 deals under 11-back take minutes) that the warm-up is a
-/// small share of them, and another round would cost minutes more, with
-/// nothing shown and nothing checkpointed.
-fn round_is_timed(round: usize, seconds: f64, budget: std::time::Duration) -> bool {
-    round > 0 || seconds >= (10.0 * budget.as_secs_f64()).max(WARM_UP_ALONE_AFTER)
+/// How long a sample's first round may take and still be only a warm-up:
+/// the first touches of the run's memory (see [`WarmUp::round_is_timed`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WarmUp {
+    /// Seconds.
+    seconds: f64,
+}
+
+impl WarmUp {
+    /// The warm-up of a run holding `bytes` of tables and memo.
+    pub(super) fn of_memory(bytes: u64) -> WarmUp {
+        WarmUp {
+            seconds: bytes as f64 / f64::from(1u32 << 30) * FIRST_TOUCH_SECS_PER_GIB,
+        }
+    }
+
+    /// Does round `round` of a sample, which took `seconds`, time the run?
+    /// The first round pays for the first touches of the memo, which the
+    /// real run pays once, not per chunk: at 13x13 under 11-back the memo
+    /// is 8 GiB, its first round took 7 to 16 s on the project VM against
+    /// about 6 s for twice its chunks after it, and timed on it, a run
+    /// that took 11 minutes was said to take 1 h 38 min. So a first round
+    /// times the run alone only when it took longer than those touches can
+    /// explain, and at least ten times the budget: its chunks are then slow
+    /// (26x26 deals under both rules take minutes to hours), and another
+    /// round would cost minutes more, each round waiting for its slowest
+    /// chunk with a core idle.
+    fn round_is_timed(self, round: usize, seconds: f64, budget: std::time::Duration) -> bool {
+        round > 0 || seconds >= (10.0 * budget.as_secs_f64()).max(self.seconds)
+    }
 }
 
 /// Runs an action on another thread if it is still alive after a time
@@ -186,6 +220,7 @@ pub(super) fn warn_if_long<S: Study>(
     shard: engine::Shard,
     journal: &mut Journal<S::Counts>,
     ctx: &RunContext,
+    warm_up: WarmUp,
 ) -> anyhow::Result<engine::Ahead<S::Counts>> {
     let mut ahead = engine::Ahead::new(plan.cells());
     // A resumed run was timed when it first started, and its progress line
@@ -218,6 +253,7 @@ pub(super) fn warn_if_long<S: Study>(
         Some((&mut *journal, &mut ahead)),
         ctx,
         std::time::Duration::from_millis(1000),
+        warm_up,
     )?;
     drop(slow);
     // A stop during the sample leaves the flag set: the run that follows
@@ -245,19 +281,25 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn a_first_round_times_the_run_only_when_its_chunks_are_minutes_long() {
+    fn a_first_round_times_the_run_only_when_the_memos_first_touches_cannot_explain_it() {
         let second = Duration::from_secs(1);
-        // 13x13 under 11-back, a budget of 1 s: a first round of 16 s was
-        // the memo's first touches, not the run's pace.
-        assert!(!round_is_timed(0, 16.0, second));
-        assert!(!round_is_timed(0, 59.0, second));
-        // 26x26 under 11-back: chunks of minutes; another round would cost
-        // minutes more.
-        assert!(round_is_timed(0, 120.0, second));
+        // 13x13 under 11-back, a budget of 1 s, 7.8 GiB of memo: a first
+        // round of 16 s was the memo's first touches, not the run's pace.
+        let large = WarmUp::of_memory(7813 << 20);
+        assert!(!large.round_is_timed(0, 16.0, second));
+        assert!(!large.round_is_timed(0, 45.0, second));
+        assert!(large.round_is_timed(0, 50.0, second));
+        // 26x26 under both rules, a 2 GiB memo: chunks of minutes to hours.
+        // A first round of 15 s is theirs, and another round could wait
+        // hours for its slowest chunk.
+        let small = WarmUp::of_memory(2 << 30);
+        assert!(small.round_is_timed(0, 15.0, second));
+        assert!(!small.round_is_timed(0, 9.0, second));
         // A large budget asks for more before a first round is taken alone.
-        assert!(!round_is_timed(0, 120.0, Duration::from_secs(20)));
-        assert!(round_is_timed(0, 200.0, Duration::from_secs(20)));
+        assert!(!small.round_is_timed(0, 120.0, Duration::from_secs(20)));
+        assert!(small.round_is_timed(0, 200.0, Duration::from_secs(20)));
         // Every later round times the run.
-        assert!(round_is_timed(1, 0.5, second));
+        assert!(large.round_is_timed(1, 0.5, second));
+        assert!(small.round_is_timed(1, 0.5, second));
     }
 }
