@@ -95,6 +95,16 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
     }
 }
 
+/// One card of a hand given to `runner solve`. A hand copied from a
+/// results table (`formula_failures.csv` writes "9 10") and quoted is one
+/// argument with a space in it: say how to write it, not just that a digit
+/// is wrong. (Strengths past the deck are refused later, with the hand.)
+fn parse_card(s: &str) -> Result<u32, String> {
+    s.trim().parse::<u32>().map_err(|_| {
+        "not a card strength (an integer >= 1); write a hand as 9,10 or as 9 10, unquoted".into()
+    })
+}
+
 /// Flags of `runner completions`.
 #[derive(Args, Debug, Clone)]
 pub struct CompletionsArgs {
@@ -297,10 +307,12 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone)]
 pub struct SolveArgs {
     /// Hand of the player to move, as comma-separated strengths >= 1, e.g. 1,1,3,4.
-    #[arg(long, value_name = "CARDS", value_delimiter = ',', required_unless_present = "batch", num_args = 1..)]
+    #[arg(long, value_name = "CARDS", value_delimiter = ',', required_unless_present = "batch", num_args = 1..,
+          value_parser = parse_card)]
     pub first: Vec<u32>,
     /// Hand of the other player, e.g. 1,2,3,5.
-    #[arg(long, value_name = "CARDS", value_delimiter = ',', required_unless_present = "batch", num_args = 1..)]
+    #[arg(long, value_name = "CARDS", value_delimiter = ',', required_unless_present = "batch", num_args = 1..,
+          value_parser = parse_card)]
     pub second: Vec<u32>,
     /// Strength of the card on the field; 0 is an empty field.
     #[arg(long, value_name = "R", default_value_t = 0)]

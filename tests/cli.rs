@@ -324,6 +324,25 @@ fn solve_prints_both_verdicts_and_the_winning_moves() {
             .code(),
         Some(2)
     );
+    // A hand copied from a results table, quoted: refused, saying how to
+    // write it. Unquoted, or with commas, it is the same position.
+    let o = run(&[
+        "solve", "--first", "9 10", "--second", "11,11", "--back", "9",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("write a hand as 9,10 or as 9 10"),
+        "{}",
+        stderr(&o)
+    );
+    let spaced = run(&[
+        "solve", "--first", "9", "10", "--second", "11", "11", "--back", "9",
+    ]);
+    let commas = run(&[
+        "solve", "--first", "9,10", "--second", "11,11", "--back", "9",
+    ]);
+    assert_eq!(spaced.status.code(), Some(0), "{}", stderr(&spaced));
+    assert_eq!(spaced.stdout, commas.stdout);
 }
 
 /// `--score` adds the card-count value, proved by search beside C1's, and
