@@ -1257,7 +1257,7 @@ fn a_plan_samples_on_a_short_runs_memo_and_states_the_runs() {
     assert_eq!(reaped, child.id() as i32);
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{stdout}"
+        "{stdout}{stderr}"
     );
     let run_mib: u64 = stdout
         .split("memory: about ")

@@ -188,7 +188,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         );
         return Ok(RunOutcome::Interrupted);
     }
-    let warm_up = timing::WarmUp::of_memory(S::outline(config, ctx.threads).memory);
+    let warm_up = timing::WarmUp::of_run::<S>(config, ctx.threads);
     let ahead = warn_if_long(&study, &plan, shard, &mut journal, ctx, warm_up)?;
     let outcome = engine::run_after(&study, &plan, shard, &opts, &mut journal, ahead, &ctx.stop)?;
     ctx.phase.store(Phase::WRITING, Ordering::SeqCst);

@@ -47,7 +47,7 @@ pub fn calibrate<S: Study>(
     // The run's memory bounds the sample's (whose memo leaves out the
     // endgame table): a larger allowance only lets a slow first round go
     // untimed, and the plan gives up on a sample that runs too long.
-    let warm_up = WarmUp::of_memory(S::outline(config, ctx.threads).memory);
+    let warm_up = WarmUp::of_run::<S>(config, ctx.threads);
     let Some((chunks_run, seconds)) = time_sample(
         &study,
         &plan,
@@ -154,8 +154,14 @@ pub(super) struct WarmUp {
 }
 
 impl WarmUp {
+    /// The warm-up of a run of study `S` from `config` on `threads`: the
+    /// first touches of the tables and memo its outline states.
+    pub(super) fn of_run<S: Study>(config: &Config, threads: usize) -> WarmUp {
+        WarmUp::of_memory(S::outline(config, threads).memory)
+    }
+
     /// The warm-up of a run holding `bytes` of tables and memo.
-    pub(super) fn of_memory(bytes: u64) -> WarmUp {
+    fn of_memory(bytes: u64) -> WarmUp {
         WarmUp {
             seconds: bytes as f64 / f64::from(1u32 << 30) * FIRST_TOUCH_SECS_PER_GIB,
         }
