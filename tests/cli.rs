@@ -555,6 +555,42 @@ fn solve_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// The variant's plain recursion checks positions of up to 18 cards (it
+/// keeps a table of whole positions; without it 14 were the most), and a
+/// larger position says the check was not run rather than leaving it out.
+#[test]
+fn solve_checks_variant_positions_of_18_cards_and_says_when_it_does_not() {
+    let nine = |first: u32| {
+        (0..9)
+            .map(|k| (first + 2 * k).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let (odd, even) = (nine(1), nine(2));
+    for rules in [&["--back", "9"][..], &["--cut", "6", "--back", "9"]] {
+        let mut args = vec!["--first", &odd, "--second", &even];
+        args.extend_from_slice(rules);
+        let v = solve_json(&args);
+        assert_eq!(
+            v["minimax_first_wins"], v["variant"]["twin_first_wins"],
+            "{rules:?}"
+        );
+        assert!(v["variant"]["twin_first_wins"].is_boolean(), "{rules:?}");
+    }
+    let (ten, others) = ("1,2,3,4,5,6,7,8,9,10", "1,2,3,4,5,6,7,8,9,11");
+    let v = solve_json(&["--first", ten, "--second", others, "--back", "9"]);
+    assert_eq!(v["variant"]["twin_first_wins"], serde_json::Value::Null);
+    let o = run(&["solve", "--first", ten, "--second", others, "--back", "9"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(
+            "check:    not run: the variant's plain recursion checks positions of up to 18 cards"
+        ),
+        "{text}"
+    );
+}
+
 #[test]
 fn solve_under_a_variant_decides_by_minimax_and_shows_the_mu_test_as_a_predictor() {
     // X = {2, 9}, Y = {5}, back = 9: plain, X leads the 9 and wins; under

@@ -1151,3 +1151,123 @@ fn deals_recorded_before_the_plain_theorem_check_are_not_vouched_for() {
     );
     assert!(said.contains(&expected), "{said}");
 }
+
+/// The fast solver at the sizes the runs search, against the twin with a
+/// table ([`MemoTwin`]), which shares none of its canonical keys, move
+/// classes, bounds or shared memo: random 9x9 deals from the 52-card deck
+/// under each rule set, from the lead, on a field card and (with a back
+/// rule) in a reversed trick, over one shared table kept across the deals
+/// as a run keeps it. The twin without a table checks positions of up to
+/// about 14 cards; these have 18. The upgrade pruning forced on under
+/// 11-back is caught on the same deals.
+#[test]
+fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
+    use runner::games::tanhinmin::memo::SharedMemo;
+    use runner::games::tanhinmin::variant::MemoTwin;
+    use runner::random::{chunk_rng, uniform_below};
+    use std::sync::Arc;
+    let mut rng = chunk_rng(31, 0);
+    let deals = random_deals(9, 16, 31);
+    for rules in [
+        Rules {
+            cut: Some(6),
+            back: None,
+        },
+        Rules {
+            cut: None,
+            back: Some(9),
+        },
+        Rules {
+            cut: Some(6),
+            back: Some(9),
+        },
+    ] {
+        let table = Arc::new(SharedMemo::grouped(64 << 20));
+        let mut fast = VariantSolver::with_shared(rules, table, 1 << 20, 16 << 20);
+        let mut forced =
+            VariantSolver::new(rules, 64 << 20, 16 << 20).with_upgrade_pruning_forced();
+        let mut twin = MemoTwin::new(rules, 20_000_000);
+        let (mut reversed, mut forced_wrong) = (0, 0);
+        for deal in &deals {
+            let (x, y) = (cards(&deal.mover[..13]), cards(&deal.other[..13]));
+            let field = uniform_below(&mut rng, 14) as u32;
+            let rev = field > 0 && rules.back.is_some() && uniform_below(&mut rng, 2) == 1;
+            reversed += usize::from(rev);
+            let p = Position {
+                field: field as usize,
+                ..deal.clone()
+            };
+            for (p, rev) in [(deal.clone(), false), (p, rev)] {
+                let f = p.field as u32;
+                let want = twin
+                    .wins(&x, &y, f, rev)
+                    .expect("within the twin's positions");
+                assert_eq!(
+                    fast.mover_wins_in(&p, rev),
+                    want,
+                    "{rules:?}: {x:?} against {y:?} on {f}, reversed {rev}"
+                );
+                forced_wrong += usize::from(forced.mover_wins_in(&p, rev) != want);
+            }
+        }
+        if rules.back.is_some() {
+            assert!(reversed > 0, "{rules:?}: no reversed trick among the deals");
+            assert!(
+                forced_wrong > 0,
+                "{rules:?}: the upgrade pruning forced on went unnoticed"
+            );
+        } else {
+            assert_eq!(forced_wrong, 0, "8-cut: the pruning is sound there");
+        }
+    }
+}
+
+/// A longer soak of the same check, at the sizes of the committed runs:
+/// `EACH` cards a hand (13 by default), `COUNT` deals a rule set (4), from
+/// `SEED` (29), every deal from the lead, over one shared table. A 13x13
+/// deal takes the twin up to 26 million positions, 2 GB and a minute and a
+/// half, so it is not in the suite; run it with `cargo test --release
+/// --test variants -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn soak_the_fast_solver_equals_the_table_twin_on_larger_deals() {
+    use runner::games::tanhinmin::memo::SharedMemo;
+    use runner::games::tanhinmin::variant::MemoTwin;
+    use std::sync::Arc;
+    let knob = |name: &str, default: u64| {
+        std::env::var(name).map_or(default, |s| s.parse().expect("a whole number"))
+    };
+    let (each, count, seed) = (knob("EACH", 13), knob("COUNT", 4), knob("SEED", 29));
+    for rules in [
+        Rules {
+            cut: Some(6),
+            back: None,
+        },
+        Rules {
+            cut: None,
+            back: Some(9),
+        },
+        Rules {
+            cut: Some(6),
+            back: Some(9),
+        },
+    ] {
+        let table = Arc::new(SharedMemo::grouped(256 << 20));
+        let mut fast = VariantSolver::with_shared(rules, table, 1 << 20, 16 << 20);
+        let started = std::time::Instant::now();
+        let (mut positions, mut most) = (0, 0);
+        for p in random_deals(each as usize, count as usize, seed) {
+            let (x, y) = (cards(&p.mover[..13]), cards(&p.other[..13]));
+            let mut twin = MemoTwin::new(rules, usize::MAX);
+            let want = twin.wins(&x, &y, 0, false).expect("no limit");
+            positions += twin.positions();
+            most = most.max(twin.positions());
+            assert_eq!(fast.mover_wins(&p), want, "{rules:?}: {x:?} against {y:?}");
+        }
+        eprintln!(
+            "{}: {count} deals of {each} cards a hand agree; the twin settled {positions} positions, at most {most} a deal, in {:.1?}",
+            rules.name(),
+            started.elapsed()
+        );
+    }
+}

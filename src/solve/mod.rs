@@ -15,6 +15,7 @@ pub use report::{
 use crate::cli::SolveArgs;
 use crate::exit;
 use crate::games::tanhinmin::variant::{LINE_MAX_CARDS, Rules};
+use report::{TWIN_MAX_CARDS, TWIN_MAX_POSITIONS};
 
 /// `runner solve`: prints the report (or solves a batch file); returns
 /// the exit status: 1 when a check fails ([`SolveReport::checks_hold`]:
@@ -141,11 +142,15 @@ fn print_text(r: &SolveReport) {
             }
             println!("rules:    {} ({})", v.rules, rules.join(", "));
             println!("minimax:  {}", who(r.minimax_first_wins));
-            if let Some(t) = v.twin_first_wins {
-                println!(
+            match v.twin_first_wins {
+                Some(t) => println!(
                     "check:    the variant's plain recursion agrees: {}",
                     yes_no(t == r.minimax_first_wins)
-                );
+                ),
+                None => println!(
+                    "check:    not run: the variant's plain recursion checks positions of up to \
+                     {TWIN_MAX_CARDS} cards that it settles within {TWIN_MAX_POSITIONS} positions"
+                ),
             }
             if let Some(p) = v.plain_first_wins {
                 println!(

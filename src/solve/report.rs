@@ -14,7 +14,7 @@ use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_value, plain_sc
 use crate::games::tanhinmin::solver::Solver;
 use crate::games::tanhinmin::strategy::proof_move;
 use crate::games::tanhinmin::variant::{
-    Rules, VARIANT_MAX_CARDS, VariantSolver, best_line, plain_variant_wins,
+    MemoTwin, Rules, VARIANT_MAX_CARDS, VariantSolver, best_line,
 };
 use serde::Serialize;
 
@@ -22,9 +22,18 @@ use serde::Serialize;
 pub(super) const MAX_STRENGTH: u32 = MAX_RANKS as u32;
 
 /// The most cards of a variant position that the variant's plain
-/// recursion (no memo, exponential) re-solves as a check: 14 cards take
-/// well under a second.
-pub(super) const TWIN_MAX_CARDS: usize = 14;
+/// recursion re-solves as a check, with its table of whole positions
+/// ([`MemoTwin`]). Without the table 14 cards took up to a second. With it
+/// (measured 2026-12-04 with `runner solve`) 18 cards take at most about 2
+/// s: 9 odd strengths against 9 even ones under 11-back, 2.0 s in all.
+/// 20 cards of distinct strengths passed 4 million positions in 8 s, and a
+/// 13x13 deal settles up to 26 million, 2 GB in a minute and a half: too
+/// much for a check nobody asked for.
+pub(super) const TWIN_MAX_CARDS: usize = 18;
+
+/// The positions the check may settle before it gives up (and the report
+/// says it was not run), so that no position exhausts memory: about 800 MB.
+pub(super) const TWIN_MAX_POSITIONS: usize = 4_000_000;
 
 /// One position solved both ways, as printed or as `--json`.
 #[derive(Serialize, Debug, PartialEq)]
@@ -170,7 +179,9 @@ pub struct VariantReport {
     /// Does the first player win the plain game from here (normal order
     /// only)?
     pub plain_first_wins: Option<bool>,
-    /// The variant's plain recursion, on positions of at most 14 cards.
+    /// The variant's plain recursion, on positions of at most 18 cards
+    /// that it settles within 4 million positions (`TWIN_MAX_CARDS`,
+    /// `TWIN_MAX_POSITIONS`).
     pub twin_first_wins: Option<bool>,
     /// Under 8-cut alone, the guess that orders the search's moves: the μ
     /// test read on the game's "may be played on" graph.
@@ -440,7 +451,8 @@ impl Solvers {
             Some(s) => {
                 let moves = s.winning_moves_in(&pos, reversed);
                 let twin = (x.len() + y.len() <= TWIN_MAX_CARDS)
-                    .then(|| plain_variant_wins(&x, &y, field, reversed, rules));
+                    .then(|| MemoTwin::new(rules, TWIN_MAX_POSITIONS).wins(&x, &y, field, reversed))
+                    .flatten();
                 let report = VariantReport {
                     rules: rules.name(),
                     cut: rules.cut,

@@ -95,7 +95,7 @@ pub use line::{LINE_MAX_CARDS, Line, LineMove, best_line};
 pub use rules::variant_moves;
 pub use rules::{After, Rules, after_move};
 pub use solver::VariantSolver;
-pub use twin::{plain_variant_move_wins, plain_variant_wins};
+pub use twin::{MemoTwin, plain_variant_move_wins, plain_variant_wins};
 
 #[cfg(test)]
 mod tests {
