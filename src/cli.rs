@@ -332,6 +332,9 @@ pub struct SolveArgs {
     /// Also show a line of best play to the end of the game: the winner ends it in the fewest moves it can force, the loser holds out for the most. Positions of at most 16 cards.
     #[arg(long, conflicts_with = "score")]
     pub line: bool,
+    /// Under --cut or --back, let the variant's plain recursion check positions of any size, settling at most N positions (about 128 bytes each) before it gives up. Without it, it checks positions of up to 18 cards within 4000000 positions; a 13x13 deal takes up to about 30000000 (a few GB, a minute or two).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub check_positions: Option<u64>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

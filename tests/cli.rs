@@ -513,6 +513,26 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.starts_with("first,second,field,reversed,minimax_first_wins,mu_test_first_wins"));
     assert!(stderr(&o).contains("11-back rules"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the variant's plain recursion agrees with minimax on all 4 it checked (positions of up to 18 cards"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "solve",
+        "--batch",
+        &path,
+        "--back",
+        "4",
+        "--check-positions",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the variant's plain recursion checked none (it checks positions it settles within 1 positions)"),
+        "{}",
+        stderr(&o)
+    );
     // A bad row is refused in one line naming the file, the line and the
     // column, before any work; so are a missing file and mixed flags.
     std::fs::write(&file, "first,second\n1 2,3\n1 0,3\n").unwrap();
@@ -589,6 +609,61 @@ fn solve_checks_variant_positions_of_18_cards_and_says_when_it_does_not() {
         ),
         "{text}"
     );
+    // --check-positions lifts the card limit and sets the table's size.
+    let (low, high) = ("1,1,2,2,3,3,4,4,5,5", "6,6,7,7,8,8,9,9,10,10");
+    let v = solve_json(&["--first", low, "--second", high, "--back", "9"]);
+    assert_eq!(v["variant"]["twin_first_wins"], serde_json::Value::Null);
+    let v = solve_json(&[
+        "--first",
+        low,
+        "--second",
+        high,
+        "--back",
+        "9",
+        "--check-positions",
+        "1000000",
+    ]);
+    assert!(v["variant"]["twin_first_wins"].is_boolean());
+    assert_eq!(v["minimax_first_wins"], v["variant"]["twin_first_wins"]);
+    let o = run(&[
+        "solve",
+        "--first",
+        low,
+        "--second",
+        high,
+        "--back",
+        "9",
+        "--check-positions",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("check:    not run: the variant's plain recursion checks positions it settles within 10 positions\n"),
+        "{text}"
+    );
+    // Refused in one line: under the plain rules, 0, more than the memory.
+    for (flags, says) in [
+        (&["--check-positions", "5"][..], "only with --cut or --back"),
+        (
+            &["--back", "9", "--check-positions", "0"],
+            "0 is not in 1..",
+        ),
+        (
+            &["--back", "9", "--check-positions", "1000000000000"],
+            "more than the",
+        ),
+        (
+            &["--back", "9", "--check-positions", "18446744073709551615"],
+            "more than any machine",
+        ),
+    ] {
+        let mut args = vec!["solve", "--first", "1,2", "--second", "3"];
+        args.extend_from_slice(flags);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}");
+        assert!(stderr(&o).contains(says), "{flags:?}: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! positions from a paper, or a second implementation's: one process, the
 //! solvers' memos shared from row to row, and a table to diff.
 
-use super::report::{COLUMNS, SolveReport, Solvers, TWIN_MAX_CARDS, check_rule_flags, check_rules};
+use super::report::{
+    COLUMNS, SolveReport, Solvers, TwinCheck, check_rule_flags, check_rules, twin_check,
+};
 use crate::cli::SolveArgs;
 use crate::exit;
 use crate::games::tanhinmin::variant::Rules;
@@ -16,6 +18,19 @@ const MAX_BATCH_BYTES: u64 = 256 << 20;
 
 /// The columns a batch file may have.
 const KNOWN_COLUMNS: [&str; 4] = ["first", "second", "field", "reversed"];
+
+/// The other columns of the runner's own tables of positions
+/// (`formula_failures.csv`, `c1_failures.csv`), passed over so that such a
+/// table is a batch file as it stands. Any other column is refused: a
+/// misspelt `field` read as an empty field would solve the wrong positions.
+const PASSED_OVER_COLUMNS: [&str; 6] = [
+    "n_first",
+    "n_second",
+    "variant_winner",
+    "formula_says",
+    "score",
+    "c1",
+];
 
 /// One position of the file, checked.
 #[derive(Debug, PartialEq)]
@@ -43,10 +58,14 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
         .clone();
     let mut place = [None; 4];
     for (i, name) in header.iter().enumerate() {
+        if PASSED_OVER_COLUMNS.contains(&name) {
+            continue;
+        }
         let Some(k) = KNOWN_COLUMNS.iter().position(|&c| c == name) else {
             return Err(format!(
-                "{origin}: column `{name}` is not one of {}; the first line names the columns",
-                KNOWN_COLUMNS.join(", ")
+                "{origin}: column `{name}` is not one of {} (nor one the runner's own tables add, {}, which are passed over); the first line names the columns",
+                KNOWN_COLUMNS.join(", "),
+                PASSED_OVER_COLUMNS.join(", ")
             ));
         };
         if place[k].replace(i).is_some() {
@@ -176,10 +195,10 @@ pub fn table(reports: &[SolveReport], rules: Rules, score: bool) -> Vec<u8> {
 }
 
 /// Solves every row, in parallel, each worker keeping its solvers.
-pub fn solve_rows(rows: &[Row], rules: Rules, score: bool) -> Vec<SolveReport> {
+pub fn solve_rows(rows: &[Row], rules: Rules, score: bool, twin: TwinCheck) -> Vec<SolveReport> {
     rows.par_iter()
         .map_init(
-            || Solvers::new(rules),
+            || Solvers::new(rules).checking(twin),
             |solvers, row| {
                 let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
                 if score {
@@ -206,6 +225,10 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     if let Err(e) = check_rule_flags(rules) {
         return refused(&e);
     }
+    let twin = match twin_check(args.check_positions, rules, threads) {
+        Ok(t) => t,
+        Err(e) => return refused(&e),
+    };
     if let Some(out) = &args.out
         && let Err(e) = crate::error::refuse_unless_file_or_absent(
             out,
@@ -237,7 +260,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     let started = std::time::Instant::now();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     let reports = match pool {
-        Ok(pool) => pool.install(|| solve_rows(&rows, rules, args.score)),
+        Ok(pool) => pool.install(|| solve_rows(&rows, rules, args.score, twin)),
         Err(e) => {
             eprintln!("error: cannot start {threads} threads: {e}");
             return exit::RUNTIME;
@@ -260,7 +283,10 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         }
     }
     let failed = reports.iter().filter(|r| !r.checks_hold()).count();
-    eprintln!("{}", summary(&reports, rules, failed, started.elapsed()));
+    eprintln!(
+        "{}",
+        summary(&reports, rules, twin, failed, started.elapsed())
+    );
     if failed == 0 {
         exit::OK
     } else {
@@ -272,6 +298,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
 fn summary(
     reports: &[SolveReport],
     rules: Rules,
+    twin: TwinCheck,
     failed: usize,
     elapsed: std::time::Duration,
 ) -> String {
@@ -302,10 +329,12 @@ fn summary(
             .count();
         let held = match (failed, twinned) {
             (0, 0) => format!(
-                "none of up to {TWIN_MAX_CARDS} cards, which the variant's plain recursion checks"
+                "the variant's plain recursion checked none (it checks {})",
+                twin.scope()
             ),
             (0, t) => format!(
-                "the variant's plain recursion agrees with minimax on all {t} of up to {TWIN_MAX_CARDS} cards"
+                "the variant's plain recursion agrees with minimax on all {t} it checked ({})",
+                twin.scope()
             ),
             (f, _) => format!("{f} FAIL their check (rows with check = failed)"),
         };
@@ -439,7 +468,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let reports = solve_rows(&rows, rules, rules == Rules::PLAIN);
+            let reports = solve_rows(&rows, rules, rules == Rules::PLAIN, TwinCheck::default());
             for (row, r) in rows.iter().zip(&reports) {
                 let alone = report_under(&row.first, &row.second, row.field, rules, false);
                 assert_eq!(r.minimax_first_wins, alone.minimax_first_wins);

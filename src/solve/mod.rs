@@ -7,7 +7,7 @@ mod batch;
 mod report;
 
 pub use report::{
-    COLUMNS, CardCountReport, FLAGS, LineReport, LineStep, Names, SolveReport, Solvers,
+    COLUMNS, CardCountReport, FLAGS, LineReport, LineStep, Names, SolveReport, Solvers, TwinCheck,
     VariantReport, card_count, check, check_rule_flags, check_rules, line_report, report,
     report_under,
 };
@@ -15,7 +15,7 @@ pub use report::{
 use crate::cli::SolveArgs;
 use crate::exit;
 use crate::games::tanhinmin::variant::{LINE_MAX_CARDS, Rules};
-use report::{TWIN_MAX_CARDS, TWIN_MAX_POSITIONS};
+use report::twin_check;
 
 /// `runner solve`: prints the report (or solves a batch file); returns
 /// the exit status: 1 when a check fails ([`SolveReport::checks_hold`]:
@@ -59,7 +59,19 @@ pub fn main(args: &SolveArgs) -> i32 {
         );
         return exit::USAGE;
     }
-    let mut r = report_under(&args.first, &args.second, args.field, rules, args.reversed);
+    let twin = match twin_check(args.check_positions, rules, 1) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let mut r = Solvers::new(rules).checking(twin).report(
+        &args.first,
+        &args.second,
+        args.field,
+        args.reversed,
+    );
     if args.score {
         r.card_count = Some(card_count(&r.first, &r.second, r.field));
     }
@@ -78,14 +90,14 @@ pub fn main(args: &SolveArgs) -> i32 {
             serde_json::to_string_pretty(&r).expect("serialisable")
         );
     } else {
-        print_text(&r);
+        print_text(&r, twin);
     }
     let agrees = r.checks_hold();
     if agrees { exit::OK } else { exit::CHECK_FAILED }
 }
 
 /// The report as the lines a reader sees.
-fn print_text(r: &SolveReport) {
+fn print_text(r: &SolveReport, twin: TwinCheck) {
     let who = |w: bool| {
         if w {
             "the player to move wins"
@@ -148,8 +160,13 @@ fn print_text(r: &SolveReport) {
                     yes_no(t == r.minimax_first_wins)
                 ),
                 None => println!(
-                    "check:    not run: the variant's plain recursion checks positions of up to \
-                     {TWIN_MAX_CARDS} cards that it settles within {TWIN_MAX_POSITIONS} positions"
+                    "check:    not run: the variant's plain recursion checks {}{}",
+                    twin.scope(),
+                    if twin == TwinCheck::default() {
+                        " (--check-positions N checks larger ones)"
+                    } else {
+                        ""
+                    }
                 ),
             }
             if let Some(p) = v.plain_first_wins {

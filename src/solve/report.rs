@@ -35,6 +35,115 @@ pub(super) const TWIN_MAX_CARDS: usize = 18;
 /// says it was not run), so that no position exhausts memory: about 800 MB.
 pub(super) const TWIN_MAX_POSITIONS: usize = 4_000_000;
 
+/// Memory a position of the check's table takes, as `--check-positions`
+/// budgets it: 80 bytes a position on 13x13 deals (26 million positions,
+/// 2.1 GB peak), about 115 where the hands are short; the table's growth
+/// doubles it for a moment, so a little more is kept in hand.
+pub const TWIN_BYTES_PER_POSITION: u64 = 128;
+
+/// The check `--check-positions` asks for (`positions`), the default
+/// without it. Refused in one line under the plain rules, where the proved
+/// theorem checks minimax, and where that many positions on each of
+/// `threads` threads would take more memory than the machine has
+/// available.
+pub fn twin_check(
+    positions: Option<u64>,
+    rules: Rules,
+    threads: usize,
+) -> Result<TwinCheck, String> {
+    let Some(n) = positions else {
+        return Ok(TwinCheck::default());
+    };
+    if rules == Rules::PLAIN {
+        return Err(
+            "--check-positions: only with --cut or --back; under the plain rules the proved theorem checks minimax"
+                .to_string(),
+        );
+    }
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let bytes = n
+        .checked_mul(TWIN_BYTES_PER_POSITION)
+        .and_then(|b| b.checked_mul(threads as u64));
+    let available = crate::engine::available_memory();
+    match (bytes, available) {
+        (Some(b), Some(a)) if b > a => Err(format!(
+            "--check-positions: {n} positions on {threads} thread(s) take about {:.1} GiB ({TWIN_BYTES_PER_POSITION} bytes each), more than the {:.1} GiB this machine has available",
+            gib(b),
+            gib(a)
+        )),
+        (None, _) => Err(format!(
+            "--check-positions: {n} positions is more than any machine's memory holds"
+        )),
+        _ => usize::try_from(n)
+            .map(TwinCheck::within)
+            .map_err(|_| format!("--check-positions: {n} is too large for this machine")),
+    }
+}
+
+/// Which variant positions the variant's plain recursion ([`MemoTwin`])
+/// solves again as a check of minimax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TwinCheck {
+    /// Positions of more cards are not checked.
+    max_cards: usize,
+    /// The check gives up once it would settle more positions than this.
+    max_positions: usize,
+}
+
+impl Default for TwinCheck {
+    /// Positions of up to 18 cards, within 4 million positions: at most
+    /// a couple of seconds.
+    fn default() -> Self {
+        TwinCheck {
+            max_cards: TWIN_MAX_CARDS,
+            max_positions: TWIN_MAX_POSITIONS,
+        }
+    }
+}
+
+impl TwinCheck {
+    /// `--check-positions N`: positions of any size, within `positions`
+    /// positions (a 13x13 deal takes up to about 30 million), for a
+    /// researcher who wants a verdict checked before citing it.
+    pub fn within(positions: usize) -> Self {
+        TwinCheck {
+            max_cards: usize::MAX,
+            max_positions: positions,
+        }
+    }
+
+    /// What the check covers, for a reader: "positions of up to 18 cards
+    /// that it settles within 4000000 positions".
+    pub fn scope(&self) -> String {
+        if self.max_cards == usize::MAX {
+            format!(
+                "positions it settles within {} positions",
+                self.max_positions
+            )
+        } else {
+            format!(
+                "positions of up to {} cards that it settles within {} positions",
+                self.max_cards, self.max_positions
+            )
+        }
+    }
+
+    /// The twin's verdict on a variant position, or `None` where the check
+    /// does not reach.
+    fn verdict(
+        &self,
+        x: &[u32],
+        y: &[u32],
+        field: u32,
+        reversed: bool,
+        rules: Rules,
+    ) -> Option<bool> {
+        (x.len() + y.len() <= self.max_cards)
+            .then(|| MemoTwin::new(rules, self.max_positions).wins(x, y, field, reversed))
+            .flatten()
+    }
+}
+
 /// One position solved both ways, as printed or as `--json`.
 #[derive(Serialize, Debug, PartialEq)]
 pub struct SolveReport {
@@ -404,6 +513,7 @@ pub struct Solvers {
     plain: Solver,
     variant: Option<VariantSolver>,
     score: Option<ScoreSolvers>,
+    twin: TwinCheck,
 }
 
 impl Solvers {
@@ -415,7 +525,13 @@ impl Solvers {
             variant: (rules != Rules::PLAIN)
                 .then(|| VariantSolver::new(rules, 256 << 20, 64 << 20)),
             score: None,
+            twin: TwinCheck::default(),
         }
+    }
+
+    /// The same solvers, checking variant verdicts as `twin` says.
+    pub fn checking(self, twin: TwinCheck) -> Self {
+        Solvers { twin, ..self }
     }
 
     /// The card-count value of a plain position (see [`card_count`]); the
@@ -450,9 +566,7 @@ impl Solvers {
             }
             Some(s) => {
                 let moves = s.winning_moves_in(&pos, reversed);
-                let twin = (x.len() + y.len() <= TWIN_MAX_CARDS)
-                    .then(|| MemoTwin::new(rules, TWIN_MAX_POSITIONS).wins(&x, &y, field, reversed))
-                    .flatten();
+                let twin = self.twin.verdict(&x, &y, field, reversed, rules);
                 let report = VariantReport {
                     rules: rules.name(),
                     cut: rules.cut,
