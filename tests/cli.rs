@@ -613,29 +613,22 @@ fn solve_checks_variant_positions_of_18_cards_and_says_when_it_does_not() {
     let (low, high) = ("1,1,2,2,3,3,4,4,5,5", "6,6,7,7,8,8,9,9,10,10");
     let v = solve_json(&["--first", low, "--second", high, "--back", "9"]);
     assert_eq!(v["variant"]["twin_first_wins"], serde_json::Value::Null);
-    let v = solve_json(&[
-        "--first",
-        low,
-        "--second",
-        high,
-        "--back",
-        "9",
-        "--check-positions",
-        "1000000",
-    ]);
+    let with_room = |n: &'static str| {
+        [
+            "--first",
+            low,
+            "--second",
+            high,
+            "--back",
+            "9",
+            "--check-positions",
+            n,
+        ]
+    };
+    let v = solve_json(&with_room("1000000"));
     assert!(v["variant"]["twin_first_wins"].is_boolean());
     assert_eq!(v["minimax_first_wins"], v["variant"]["twin_first_wins"]);
-    let o = run(&[
-        "solve",
-        "--first",
-        low,
-        "--second",
-        high,
-        "--back",
-        "9",
-        "--check-positions",
-        "10",
-    ]);
+    let o = run(&[&["solve"][..], &with_room("10")].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(

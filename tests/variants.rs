@@ -981,16 +981,8 @@ fn a_search_given_up_on_a_stop_leaves_no_wrong_verdict_behind() {
     use runner::games::tanhinmin::memo::SharedMemo;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
-    for rules in [
-        Rules {
-            cut: None,
-            back: Some(9),
-        },
-        Rules {
-            cut: Some(6),
-            back: Some(9),
-        },
-    ] {
+    // The rule sets with a back rank.
+    for rules in RULE_SETS[1..].iter().copied() {
         let memo = Arc::new(SharedMemo::with_bytes(64 << 20));
         let stop = Arc::new(AtomicBool::new(true));
         let mut stopping = VariantSolver::with_shared(rules, memo.clone(), 1 << 20, 16 << 20)
@@ -1152,6 +1144,23 @@ fn deals_recorded_before_the_plain_theorem_check_are_not_vouched_for() {
     assert!(said.contains(&expected), "{said}");
 }
 
+/// The three rule sets of the shipped variant configs: 8-cut on the 8
+/// (strength 6), 11-back on the Jack (9), both.
+const RULE_SETS: [Rules; 3] = [
+    Rules {
+        cut: Some(6),
+        back: None,
+    },
+    Rules {
+        cut: None,
+        back: Some(9),
+    },
+    Rules {
+        cut: Some(6),
+        back: Some(9),
+    },
+];
+
 /// The fast solver at the sizes the runs search, against the twin with a
 /// table ([`MemoTwin`]), which shares none of its canonical keys, move
 /// classes, bounds or shared memo: random 9x9 deals from the 52-card deck
@@ -1168,20 +1177,7 @@ fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
     use std::sync::Arc;
     let mut rng = chunk_rng(31, 0);
     let deals = random_deals(9, 16, 31);
-    for rules in [
-        Rules {
-            cut: Some(6),
-            back: None,
-        },
-        Rules {
-            cut: None,
-            back: Some(9),
-        },
-        Rules {
-            cut: Some(6),
-            back: Some(9),
-        },
-    ] {
+    for rules in RULE_SETS {
         let table = Arc::new(SharedMemo::grouped(64 << 20));
         let mut fast = VariantSolver::with_shared(rules, table, 1 << 20, 16 << 20);
         let mut forced =
@@ -1321,20 +1317,7 @@ fn soak_the_fast_solver_equals_the_table_twin_on_larger_deals() {
         std::env::var(name).map_or(default, |s| s.parse().expect("a whole number"))
     };
     let (each, count, seed) = (knob("EACH", 13), knob("COUNT", 4), knob("SEED", 29));
-    for rules in [
-        Rules {
-            cut: Some(6),
-            back: None,
-        },
-        Rules {
-            cut: None,
-            back: Some(9),
-        },
-        Rules {
-            cut: Some(6),
-            back: Some(9),
-        },
-    ] {
+    for rules in RULE_SETS {
         let table = Arc::new(SharedMemo::grouped(256 << 20));
         let mut fast = VariantSolver::with_shared(rules, table, 1 << 20, 16 << 20);
         let started = std::time::Instant::now();

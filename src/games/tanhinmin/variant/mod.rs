@@ -304,6 +304,24 @@ mod tests {
             proptest::prop_assert_eq!(costed.mover_wins_in(&p7, rev), want);
         }
 
+        /// The twin's table changes nothing: the same verdict as the twin
+        /// without one, from a fresh table and from one that an unrelated
+        /// position filled first.
+        #[test]
+        fn the_table_twin_equals_the_twin_without_a_table(
+            (x, y, r, rev, rules) in case(),
+            (mut u, mut v) in (proptest::collection::vec(1u32..8, 1..6), proptest::collection::vec(1u32..8, 1..6)),
+        ) {
+            let want = plain_variant_wins(&x, &y, r, rev, rules);
+            let mut fresh = MemoTwin::new(rules, usize::MAX);
+            proptest::prop_assert_eq!(fresh.wins(&x, &y, r, rev), Some(want));
+            let mut used = MemoTwin::new(rules, usize::MAX);
+            u.sort();
+            v.sort();
+            used.wins(&u, &v, 0, false);
+            proptest::prop_assert_eq!(used.wins(&x, &y, r, rev), Some(want));
+        }
+
         #[test]
         fn the_cut_guess_only_orders_moves(
             mut x in proptest::collection::vec(1u32..8, 1..7),

@@ -112,50 +112,6 @@ impl MemoTwin {
 mod tests {
     use super::*;
 
-    /// Sorted hands of strengths 1..=7 with duplicates, a field, an order
-    /// (reversed only on a field card) and rules with distinct special
-    /// ranks, the plain game included.
-    fn case() -> impl proptest::strategy::Strategy<Value = (Vec<u32>, Vec<u32>, u32, bool, Rules)> {
-        use proptest::prelude::*;
-        (
-            proptest::collection::vec(1u32..8, 1..6),
-            proptest::collection::vec(1u32..8, 1..6),
-            0u32..8,
-            any::<bool>(),
-            proptest::option::of(1u32..8),
-            proptest::option::of(1u32..8),
-        )
-            .prop_map(|(mut x, mut y, r, rev, cut, back)| {
-                x.sort();
-                y.sort();
-                let back = back.filter(|&b| Some(b) != cut);
-                (x, y, r, rev && r > 0, Rules { cut, back })
-            })
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-
-        /// The table changes nothing: the same verdict as the twin without
-        /// one, from a fresh table and from one that an unrelated position
-        /// filled first.
-        #[test]
-        fn the_table_twin_equals_the_twin_without_a_table(
-            (x, y, r, rev, rules) in case(),
-            (u, v) in (proptest::collection::vec(1u32..8, 1..6), proptest::collection::vec(1u32..8, 1..6)),
-        ) {
-            let want = plain_variant_wins(&x, &y, r, rev, rules);
-            let mut fresh = MemoTwin::new(rules, usize::MAX);
-            proptest::prop_assert_eq!(fresh.wins(&x, &y, r, rev), Some(want));
-            let mut used = MemoTwin::new(rules, usize::MAX);
-            let (mut u, mut v) = (u, v);
-            u.sort();
-            v.sort();
-            used.wins(&u, &v, 0, false);
-            proptest::prop_assert_eq!(used.wins(&x, &y, r, rev), Some(want));
-        }
-    }
-
     /// Past its positions the twin gives up rather than grow, and what it
     /// settled before is still right: a larger twin agrees on every
     /// position a smaller one answers, and answers the rest.
