@@ -24,7 +24,7 @@ pub(super) const MAX_STRENGTH: u32 = MAX_RANKS as u32;
 /// The most cards of a variant position that the variant's plain
 /// recursion re-solves as a check, with its table of whole positions
 /// ([`MemoTwin`]). Without the table 14 cards took up to a second. With it
-/// (measured 2026-12-04 with `runner solve`) 18 cards take at most about 2
+/// (measured 2026-12-05 with `runner solve`) 18 cards take at most about 2
 /// s: 9 odd strengths against 9 even ones under 11-back, 2.0 s in all.
 /// 20 cards of distinct strengths passed 4 million positions in 8 s, and a
 /// 13x13 deal settles up to 26 million, 2 GB in a minute and a half: too
