@@ -529,7 +529,7 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("the variant's plain recursion checked none (it checks positions it settles within 1 positions)"),
+        stderr(&o).contains("the variant's plain recursion checked none (it checks positions it settles within 1 position)"),
         "{}",
         stderr(&o)
     );

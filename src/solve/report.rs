@@ -115,15 +115,16 @@ impl TwinCheck {
     /// What the check covers, for a reader: "positions of up to 18 cards
     /// that it settles within 4000000 positions".
     pub fn scope(&self) -> String {
+        let within = match self.max_positions {
+            1 => "1 position".to_string(),
+            n => format!("{n} positions"),
+        };
         if self.max_cards == usize::MAX {
-            format!(
-                "positions it settles within {} positions",
-                self.max_positions
-            )
+            format!("positions it settles within {within}")
         } else {
             format!(
-                "positions of up to {} cards that it settles within {} positions",
-                self.max_cards, self.max_positions
+                "positions of up to {} cards that it settles within {within}",
+                self.max_cards
             )
         }
     }
