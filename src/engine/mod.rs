@@ -249,6 +249,14 @@ pub fn available_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// The share of `available` memory ([`available_memory`]) that the
+/// runner's tables may take: three quarters, leaving the rest to the OS,
+/// the page cache and whatever else the process holds. One rule for the
+/// solvers' memos and `runner solve`'s check.
+pub fn usable_share(available: u64) -> u64 {
+    available / 4 * 3
+}
+
 /// The worker threads a run uses: `requested`, or one per core. Results
 /// are the same for any count, so far more threads than cores only cost
 /// memory (a worker and its memo each) and start-up time; a count past

@@ -3,6 +3,7 @@
 //! position to position. Shared by one position and a batch of them.
 
 use crate::config::MAX_CARDS_IN_PLAY;
+use crate::engine::usable_share;
 use crate::games::cards::MAX_RANKS;
 use crate::games::tanhinmin::dropped_cards::DroppedCardsSolver;
 use crate::games::tanhinmin::formula;
@@ -44,8 +45,8 @@ pub const TWIN_BYTES_PER_POSITION: u64 = 128;
 /// The check `--check-positions` asks for (`positions`), the default
 /// without it. Refused in one line under the plain rules, where the proved
 /// theorem checks minimax, and where that many positions on each of
-/// `threads` threads would take more memory than the machine has
-/// available.
+/// `threads` threads would take more memory than the machine can give
+/// ([`usable_share`], the memos' rule too).
 pub fn twin_check(
     positions: Option<u64>,
     rules: Rules,
@@ -66,9 +67,10 @@ pub fn twin_check(
         .and_then(|b| b.checked_mul(threads as u64));
     let available = crate::engine::available_memory();
     match (bytes, available) {
-        (Some(b), Some(a)) if b > a => Err(format!(
-            "--check-positions: {n} positions on {threads} thread(s) take about {:.1} GiB ({TWIN_BYTES_PER_POSITION} bytes each), more than the {:.1} GiB this machine has available",
+        (Some(b), Some(a)) if b > usable_share(a) => Err(format!(
+            "--check-positions: {n} positions on {threads} thread(s) take about {:.1} GiB ({TWIN_BYTES_PER_POSITION} bytes each), more than the {:.1} GiB this machine can give (three quarters of the {:.1} GiB available)",
             gib(b),
+            gib(usable_share(a)),
             gib(a)
         )),
         (None, _) => Err(format!(

@@ -11,7 +11,7 @@ pub mod columns;
 pub mod mu;
 
 use crate::config::{Config, Mode};
-use crate::engine::{Chunk, Workload};
+use crate::engine::{Chunk, Workload, usable_share};
 use crate::games::cards::{Deal, DealSpace, Dealer, Deck, MAX_RANKS};
 use crate::games::tanhinmin::position::{PACKED_MAX_COPIES, PACKED_MAX_RANKS};
 use crate::games::tanhinmin::roots::RootSpace;
@@ -431,12 +431,12 @@ fn sized_memo(
     let asked = memo_budget_bytes(config, source, endgame_table) as usize;
     let budget = asked.min(need.max(16 << 20));
     match crate::engine::available_memory() {
-        Some(free) if budget as u64 > free / 4 * 3 && config.solver.memo_mb.is_none() => (
-            (free / 4 * 3).max(16 << 20).min(budget as u64) as usize,
+        Some(free) if budget as u64 > usable_share(free) && config.solver.memo_mb.is_none() => (
+            usable_share(free).max(16 << 20).min(budget as u64) as usize,
             None,
         ),
-        Some(free) if budget as u64 > free / 4 * 3 => {
-            let cut = (free / 4 * 3).max(16 << 20).min(budget as u64) as usize;
+        Some(free) if budget as u64 > usable_share(free) => {
+            let cut = usable_share(free).max(16 << 20).min(budget as u64) as usize;
             let note = format!(
                 "note: [solver] memo_mb = {} is more than this machine can give ({} MiB available); using {} MiB",
                 config.solver.memo_mb.unwrap_or_default(),
