@@ -452,7 +452,7 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "first,second,field,minimax_first_wins,formula_first_wins,mu0,mu1,proof_move,card_count,c1,check,winning_moves"
+        "first,second,field,minimax_first_wins,formula_first_wins,mu0,mu1,proof_move,card_count,c1,check,winning_moves,recorded"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
@@ -507,6 +507,39 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     }
     assert_eq!(std::fs::read(&out1).unwrap(), text.as_bytes());
     assert_eq!(std::fs::read(&out2).unwrap(), text.as_bytes());
+    // The table read back as a batch file is a regression check: every
+    // verdict it records is solved again and agrees. With one card count
+    // changed, and the hands named as the plain study's
+    // `disagreements.csv` names them, the row is caught by its line.
+    let o = run(&["solve", "--batch", &out1.display().to_string(), "--score"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the recorded minimax_first_wins, formula_first_wins, mu0, mu1, proof_move, card_count, c1, winning_moves agree on all 4 rows"),
+        "{}",
+        stderr(&o)
+    );
+    let changed = text
+        .replacen("first,second,", "first_hand,second_hand,", 1)
+        .replacen(",-1,", ",-2,", 1);
+    std::fs::write(&out1, &changed).unwrap();
+    let o = run(&["solve", "--batch", &out1.display().to_string(), "--score"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 of 4 rows DIFFER from what they record (line 4: card_count recorded `-2`, solved `-1`)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains(",differs: card_count\n"));
+    // Without --score the card count is not solved, so not compared, and
+    // the summary says so.
+    let o = run(&["solve", "--batch", &out1.display().to_string()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("not compared: card_count (solved with --score), c1 (solved with --score)"),
+        "{}",
+        stderr(&o)
+    );
     // Under a variant: the rules' columns, and the twin's check.
     let o = run(&["solve", "--batch", &path, "--back", "4"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

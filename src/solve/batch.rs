@@ -3,6 +3,7 @@
 //! positions from a paper, or a second implementation's: one process, the
 //! solvers' memos shared from row to row, and a table to diff.
 
+use super::recorded::{self, Cells, Comparison, RECORDED_COLUMNS, column_named};
 use super::report::{
     COLUMNS, SolveReport, Solvers, TwinCheck, check_rule_flags, check_rules, twin_check,
 };
@@ -19,18 +20,16 @@ const MAX_BATCH_BYTES: u64 = 256 << 20;
 /// The columns a batch file may have.
 const KNOWN_COLUMNS: [&str; 4] = ["first", "second", "field", "reversed"];
 
-/// The other columns of the runner's own tables of positions
-/// (`formula_failures.csv`, `c1_failures.csv`), passed over so that such a
-/// table is a batch file as it stands. Any other column is refused: a
-/// misspelt `field` read as an empty field would solve the wrong positions.
-const PASSED_OVER_COLUMNS: [&str; 6] = [
-    "n_first",
-    "n_second",
-    "variant_winner",
-    "formula_says",
-    "score",
-    "c1",
-];
+/// Other names of `first` and `second`: the plain study's
+/// `disagreements.csv` writes its hands so.
+const HAND_ALIASES: [(&str, &str); 2] = [("first_hand", "first"), ("second_hand", "second")];
+
+/// The columns of the runner's own tables of positions that neither place
+/// a position nor record a verdict, passed over so that such a table is a
+/// batch file as it stands (the verdicts are compared: see
+/// [`recorded`]). Any other column is refused: a misspelt `field` read
+/// as an empty field would solve the wrong positions.
+const PASSED_OVER_COLUMNS: [&str; 5] = ["n_first", "n_second", "weight", "check", "recorded"];
 
 /// One position of the file, checked.
 #[derive(Debug, PartialEq)]
@@ -43,6 +42,10 @@ pub struct Row {
     pub field: u32,
     /// Is the order reversed (an 11-back trick under way)?
     pub reversed: bool,
+    /// The file's line, for messages.
+    pub line: u64,
+    /// What the row records of its position, compared once it is solved.
+    pub recorded: Cells,
 }
 
 /// Reads and checks every row of a batch file's text under `rules`; the
@@ -57,14 +60,28 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
         .map_err(|e| format!("{origin}: {e}"))?
         .clone();
     let mut place = [None; 4];
+    let mut recorded_at: Vec<(usize, usize)> = Vec::new();
     for (i, name) in header.iter().enumerate() {
         if PASSED_OVER_COLUMNS.contains(&name) {
             continue;
         }
-        let Some(k) = KNOWN_COLUMNS.iter().position(|&c| c == name) else {
+        if let Some(r) = column_named(name) {
+            if recorded_at.iter().any(|&(seen, _)| seen == r) {
+                return Err(format!("{origin}: column `{name}` is named twice"));
+            }
+            recorded_at.push((r, i));
+            continue;
+        }
+        let known = HAND_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .map_or(name, |&(_, hand)| hand);
+        let Some(k) = KNOWN_COLUMNS.iter().position(|&c| c == known) else {
+            let recorded: Vec<&str> = RECORDED_COLUMNS.iter().map(|c| c.name).collect();
             return Err(format!(
-                "{origin}: column `{name}` is not one of {} (nor one the runner's own tables add, {}, which are passed over); the first line names the columns",
+                "{origin}: column `{name}` is not one of {} (nor one the runner's own tables add: {}, which are compared with what is solved, or {}, which are passed over); the first line names the columns",
                 KNOWN_COLUMNS.join(", "),
+                recorded.join(", "),
                 PASSED_OVER_COLUMNS.join(", ")
             ));
         };
@@ -99,6 +116,8 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
                 "true" => true,
                 r => return Err(at(format!("column reversed: `{r}` is not true or false"))),
             },
+            line,
+            recorded: recorded::cells_of(&recorded_at, &record),
         };
         check_rules(
             &row.first,
@@ -133,8 +152,15 @@ fn hand(text: &str, column: &str) -> Result<Vec<u32>, String> {
 }
 
 /// The CSV of the solved rows: a header, then one row a position, in the
-/// file's order.
-pub fn table(reports: &[SolveReport], rules: Rules, score: bool) -> Vec<u8> {
+/// file's order. Its last column says how the row's recorded cells
+/// compared (blank where it recorded none), so that the table read back as
+/// a batch file is itself a regression check.
+pub fn table(
+    reports: &[SolveReport],
+    comparisons: &[Comparison],
+    rules: Rules,
+    score: bool,
+) -> Vec<u8> {
     let variant = rules != Rules::PLAIN;
     let mut out = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["first", "second", "field"];
@@ -160,11 +186,11 @@ pub fn table(reports: &[SolveReport], rules: Rules, score: bool) -> Vec<u8> {
     if score {
         header.extend(["card_count", "c1"]);
     }
-    header.extend(["check", "winning_moves"]);
+    header.extend(["check", "winning_moves", "recorded"]);
     out.write_record(&header).expect("writes to memory");
     let cards = |h: &[u32]| h.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
     let maybe = |b: Option<bool>| b.map_or(String::new(), |b| b.to_string());
-    for r in reports {
+    for (r, compared) in reports.iter().zip(comparisons) {
         let mut row = vec![cards(&r.first), cards(&r.second), r.field.to_string()];
         match &r.variant {
             Some(v) => row.extend([
@@ -189,6 +215,7 @@ pub fn table(reports: &[SolveReport], rules: Rules, score: bool) -> Vec<u8> {
         }
         row.push(if r.checks_hold() { "passed" } else { "failed" }.to_string());
         row.push(r.winning_moves.join(" "));
+        row.push(compared.cell());
         out.write_record(&row).expect("writes to memory");
     }
     out.into_inner().expect("writes to memory")
@@ -211,7 +238,8 @@ pub fn solve_rows(rows: &[Row], rules: Rules, score: bool, twin: TwinCheck) -> V
 }
 
 /// `runner solve --batch`: reads and checks the whole file, then solves;
-/// returns the exit status (1 when any row's check fails).
+/// returns the exit status (1 when any row's check fails, or a row records
+/// a verdict the solvers no longer give).
 pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     let rules = Rules {
         cut: args.cut,
@@ -266,7 +294,12 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
             return exit::RUNTIME;
         }
     };
-    let csv = table(&reports, rules, args.score);
+    let comparisons: Vec<Comparison> = rows
+        .iter()
+        .zip(&reports)
+        .map(|(row, r)| recorded::compare(&row.recorded, r))
+        .collect();
+    let csv = table(&reports, &comparisons, rules, args.score);
     match &args.out {
         Some(out) => {
             if let Err(e) = crate::export::write_atomic(out, &csv) {
@@ -283,11 +316,24 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         }
     }
     let failed = reports.iter().filter(|r| !r.checks_hold()).count();
-    eprintln!(
-        "{}",
-        summary(&reports, rules, twin, failed, started.elapsed())
-    );
-    if failed == 0 {
+    let differ = comparisons
+        .iter()
+        .filter(|c| !c.differences.is_empty())
+        .count();
+    let mut line = summary(&reports, rules, twin, failed, started.elapsed());
+    let mut present: Vec<usize> = rows
+        .iter()
+        .flat_map(|r| r.recorded.iter().map(|&(column, _)| column))
+        .collect();
+    present.sort_unstable();
+    present.dedup();
+    let lines: Vec<u64> = rows.iter().map(|r| r.line).collect();
+    if let Some(text) = recorded::summary(&present, &lines, &comparisons, rules == Rules::PLAIN) {
+        line += "; ";
+        line += &text;
+    }
+    eprintln!("{line}");
+    if failed == 0 && differ == 0 {
         exit::OK
     } else {
         exit::CHECK_FAILED
@@ -465,6 +511,8 @@ mod tests {
                         second: hand(&mut rng),
                         field: uniform_below(&mut rng, 9) as u32,
                         reversed: false,
+                        line: 0,
+                        recorded: Vec::new(),
                     }
                 })
                 .collect();
@@ -482,9 +530,25 @@ mod tests {
                     assert_eq!(Some(c.value), c.twin);
                 }
             }
-            let csv = String::from_utf8(table(&reports, rules, rules == Rules::PLAIN)).unwrap();
+            let nothing_recorded: Vec<Comparison> =
+                rows.iter().map(|_| Comparison::default()).collect();
+            let csv = String::from_utf8(table(
+                &reports,
+                &nothing_recorded,
+                rules,
+                rules == Rules::PLAIN,
+            ))
+            .unwrap();
             assert_eq!(csv.lines().count(), rows.len() + 1);
             assert!(csv.lines().skip(1).all(|l| l.contains(",passed,")), "{csv}");
+            // Read back as a batch file, the table records every verdict,
+            // and each agrees.
+            let again = parse("t.csv", &csv, rules).unwrap();
+            for (row, r) in again.iter().zip(&reports) {
+                let c = recorded::compare(&row.recorded, r);
+                assert!(c.compared.contains(&"minimax_first_wins"), "{c:?}");
+                assert_eq!(c.cell(), "agrees", "{row:?}");
+            }
         }
     }
 }

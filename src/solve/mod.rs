@@ -4,6 +4,7 @@
 //! and on small positions the variant's plain recursion checks it.
 
 mod batch;
+mod recorded;
 mod report;
 
 pub use report::{
