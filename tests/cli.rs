@@ -599,6 +599,78 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// The tables a run writes under a deliberately broken claim, read back
+/// by `runner solve --batch`: the plain study's `disagreements.csv` (its
+/// hands in `first_hand` and `second_hand`) and the card-count study's
+/// `c1_failures.csv`. What the solvers found (minimax, the card count)
+/// agrees on every row; what the broken claim said (the formula's
+/// verdict, C1's value) differs on every row, and the batch exits 1.
+#[test]
+fn solve_batch_catches_what_a_broken_claim_recorded() {
+    let dir = scratch("batch-broken-claim");
+    let score_config = dir.join("score.toml");
+    std::fs::write(
+        &score_config,
+        "[experiment]\nname = \"s\"\nstudy = \"score\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[3, 3]]\n",
+    )
+    .unwrap();
+    for (config, table, score, found, claimed) in [
+        (
+            repo("configs/quick.toml"),
+            "disagreements.csv",
+            None,
+            "minimax_first_wins",
+            "formula_first_wins",
+        ),
+        (
+            score_config,
+            "c1_failures.csv",
+            Some("--score"),
+            "score",
+            "c1",
+        ),
+    ] {
+        let out = dir.join(table);
+        let o = run(&[
+            "--config",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--inject-fault",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let path = out.join(table).display().to_string();
+        let rows = std::fs::read_to_string(&path).unwrap().lines().count() - 1;
+        assert!(rows > 10, "{table}: {rows} rows");
+        let mut args = vec!["solve", "--batch", &path];
+        args.extend(score);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{table}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!(
+                "{rows} of {rows} rows DIFFER from what they record (line 2: {claimed} recorded"
+            )),
+            "{table}: {}",
+            stderr(&o)
+        );
+        let solved = String::from_utf8(o.stdout).unwrap();
+        let verdicts: Vec<&str> = solved
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap())
+            .collect();
+        assert_eq!(verdicts.len(), rows);
+        for v in verdicts {
+            assert!(
+                v.starts_with("differs: ") && v.contains(claimed),
+                "{table}: {v}"
+            );
+            assert!(!v.contains(found), "{table}: what was solved agrees: {v}");
+        }
+    }
+}
+
 /// `runner solve --json` on a position, parsed.
 fn solve_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["solve", "--json"];

@@ -33,105 +33,109 @@ fn winner(first_wins: bool) -> String {
 
 /// Every column a table of the runner records about a position.
 pub const RECORDED_COLUMNS: [RecordedColumn; 14] = [
-    RecordedColumn {
-        name: "variant_winner",
-        blank_is_a_value: false,
-        solved: |r| Some(winner(r.minimax_first_wins)),
-        when_solved: "always",
-    },
-    RecordedColumn {
-        name: "formula_says",
-        blank_is_a_value: false,
-        solved: |r| Some(winner(r.formula_first_wins)),
-        when_solved: "always",
-    },
-    RecordedColumn {
-        name: "minimax_first_wins",
-        blank_is_a_value: false,
-        solved: |r| Some(r.minimax_first_wins.to_string()),
-        when_solved: "always",
-    },
-    RecordedColumn {
-        name: "formula_first_wins",
-        blank_is_a_value: false,
-        solved: |r| Some(r.formula_first_wins.to_string()),
-        when_solved: "always",
-    },
-    RecordedColumn {
-        name: "mu_test_first_wins",
-        blank_is_a_value: false,
-        solved: |r| Some(r.formula_first_wins.to_string()),
-        when_solved: "always",
-    },
-    RecordedColumn {
-        name: "mu0",
-        blank_is_a_value: false,
-        solved: |r| Some(r.mu0.to_string()),
-        when_solved: "always",
-    },
-    RecordedColumn {
-        name: "mu1",
-        blank_is_a_value: false,
-        solved: |r| Some(r.mu1.to_string()),
-        when_solved: "always",
-    },
-    RecordedColumn {
-        name: "proof_move",
-        blank_is_a_value: true,
-        solved: |r| {
+    column(
+        "variant_winner",
+        false,
+        |r| Some(winner(r.minimax_first_wins)),
+        "always",
+    ),
+    column(
+        "formula_says",
+        false,
+        |r| Some(winner(r.formula_first_wins)),
+        "always",
+    ),
+    column(
+        "minimax_first_wins",
+        false,
+        |r| Some(r.minimax_first_wins.to_string()),
+        "always",
+    ),
+    column(
+        "formula_first_wins",
+        false,
+        |r| Some(r.formula_first_wins.to_string()),
+        "always",
+    ),
+    column(
+        "mu_test_first_wins",
+        false,
+        |r| Some(r.formula_first_wins.to_string()),
+        "always",
+    ),
+    column("mu0", false, |r| Some(r.mu0.to_string()), "always"),
+    column("mu1", false, |r| Some(r.mu1.to_string()), "always"),
+    column(
+        "proof_move",
+        true,
+        |r| {
             r.variant
                 .is_none()
                 .then(|| r.proof_move.clone().unwrap_or_default())
         },
-        when_solved: "under the plain rules",
-    },
-    RecordedColumn {
-        name: "plain_first_wins",
-        blank_is_a_value: false,
-        solved: |r| {
+        "under the plain rules",
+    ),
+    column(
+        "plain_first_wins",
+        false,
+        |r| {
             r.variant
                 .as_ref()
                 .and_then(|v| v.plain_first_wins)
                 .map(|b| b.to_string())
         },
-        when_solved: "under --cut or --back, in normal order",
-    },
-    RecordedColumn {
-        name: "twin_first_wins",
-        blank_is_a_value: false,
-        solved: |r| {
+        "under --cut or --back, in normal order",
+    ),
+    column(
+        "twin_first_wins",
+        false,
+        |r| {
             r.variant
                 .as_ref()
                 .and_then(|v| v.twin_first_wins)
                 .map(|b| b.to_string())
         },
-        when_solved: "where the variant's plain recursion reaches; see --check-positions",
-    },
-    RecordedColumn {
-        name: "score",
-        blank_is_a_value: false,
-        solved: |r| r.card_count.as_ref().map(|c| c.value.to_string()),
-        when_solved: "with --score",
-    },
-    RecordedColumn {
-        name: "card_count",
-        blank_is_a_value: false,
-        solved: |r| r.card_count.as_ref().map(|c| c.value.to_string()),
-        when_solved: "with --score",
-    },
-    RecordedColumn {
-        name: "c1",
-        blank_is_a_value: false,
-        solved: |r| r.card_count.as_ref().map(|c| c.c1.to_string()),
-        when_solved: "with --score",
-    },
-    RecordedColumn {
-        name: "winning_moves",
-        blank_is_a_value: true,
-        solved: |r| Some(r.winning_moves.join(" ")),
-        when_solved: "always",
-    },
+        "where the variant's plain recursion reaches; see --check-positions",
+    ),
+    column(
+        "score",
+        false,
+        |r| r.card_count.as_ref().map(|c| c.value.to_string()),
+        "with --score",
+    ),
+    column(
+        "card_count",
+        false,
+        |r| r.card_count.as_ref().map(|c| c.value.to_string()),
+        "with --score",
+    ),
+    column(
+        "c1",
+        false,
+        |r| r.card_count.as_ref().map(|c| c.c1.to_string()),
+        "with --score",
+    ),
+    column(
+        "winning_moves",
+        true,
+        |r| Some(r.winning_moves.join(" ")),
+        "always",
+    ),
 ];
+
+const fn column(
+    name: &'static str,
+    blank_is_a_value: bool,
+    solved: fn(&SolveReport) -> Option<String>,
+    when_solved: &'static str,
+) -> RecordedColumn {
+    RecordedColumn {
+        name,
+        blank_is_a_value,
+        solved,
+        when_solved,
+    }
+}
 
 /// The recorded column named `name`, as an index into
 /// [`RECORDED_COLUMNS`].
