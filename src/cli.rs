@@ -347,4 +347,7 @@ pub struct SolveArgs {
     /// With --batch: worker threads [default: all cores]. The rows are the same for any count.
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<u16>,
+    /// With --batch: solve each position's verdict only, not each of its moves (winning_moves is left blank, and under the plain rules the proof's move is not checked against them). Several times faster on large positions, where every move is a search as long as the verdict's: for re-checking a table's recorded winners.
+    #[arg(long)]
+    pub verdicts_only: bool,
 }

@@ -531,15 +531,32 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     );
     assert!(String::from_utf8_lossy(&o.stdout).contains(",differs: card_count\n"));
     // Without --score the card count is not solved, so not compared, and
-    // the summary says so.
-    let o = run(&["solve", "--batch", &out1.display().to_string()]);
+    // the summary says so; nor, with --verdicts-only, are the winning
+    // moves, whose cells are left blank.
+    let o = run(&[
+        "solve",
+        "--batch",
+        &out1.display().to_string(),
+        "--verdicts-only",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stderr(&o)
-            .contains("not compared: card_count (solved with --score), c1 (solved with --score)"),
+        stderr(&o).contains("not compared: card_count (solved with --score), c1 (solved with --score), winning_moves (solved without --verdicts-only)"),
         "{}",
         stderr(&o)
     );
+    let verdicts_only = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(verdicts_only.lines().count(), 5);
+    for (line, full) in verdicts_only.lines().zip(text.lines()).skip(1) {
+        // The same row up to the card count, which is not asked for, and
+        // the winning moves, which are blank.
+        let cells: Vec<&str> = line.split(',').collect();
+        let full: Vec<&str> = full.split(',').collect();
+        assert_eq!(cells[..8], full[..8], "{line}");
+        assert_eq!(cells[8..], ["passed", "", "agrees"], "{line}");
+    }
+    let o = run(&["solve", "--first", "1", "--second", "2", "--verdicts-only"]);
+    assert_eq!(o.status.code(), Some(2));
     // Under a variant: the rules' columns, and the twin's check.
     let o = run(&["solve", "--batch", &path, "--back", "4"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

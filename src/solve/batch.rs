@@ -214,7 +214,11 @@ pub fn table(
             row.extend([c.value.to_string(), c.c1.to_string()]);
         }
         row.push(if r.checks_hold() { "passed" } else { "failed" }.to_string());
-        row.push(r.winning_moves.join(" "));
+        row.push(
+            r.winning_moves
+                .as_ref()
+                .map_or(String::new(), |w| w.join(" ")),
+        );
         row.push(compared.cell());
         out.write_record(&row).expect("writes to memory");
     }
@@ -222,10 +226,23 @@ pub fn table(
 }
 
 /// Solves every row, in parallel, each worker keeping its solvers.
-pub fn solve_rows(rows: &[Row], rules: Rules, score: bool, twin: TwinCheck) -> Vec<SolveReport> {
+pub fn solve_rows(
+    rows: &[Row],
+    rules: Rules,
+    score: bool,
+    twin: TwinCheck,
+    moves: bool,
+) -> Vec<SolveReport> {
     rows.par_iter()
         .map_init(
-            || Solvers::new(rules).checking(twin),
+            || {
+                let solvers = Solvers::new(rules).checking(twin);
+                if moves {
+                    solvers
+                } else {
+                    solvers.verdicts_only()
+                }
+            },
             |solvers, row| {
                 let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
                 if score {
@@ -288,7 +305,9 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     let started = std::time::Instant::now();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     let reports = match pool {
-        Ok(pool) => pool.install(|| solve_rows(&rows, rules, args.score, twin)),
+        Ok(pool) => {
+            pool.install(|| solve_rows(&rows, rules, args.score, twin, !args.verdicts_only))
+        }
         Err(e) => {
             eprintln!("error: cannot start {threads} threads: {e}");
             return exit::RUNTIME;
@@ -483,9 +502,10 @@ mod tests {
         }
     }
 
-    /// Every row's verdict is the one `runner solve` gives it alone, for
-    /// every rule set, on many random positions solved by shared solvers
-    /// in parallel; under a variant the twin agrees on each.
+    /// Every row's verdict is the one `runner solve` gives it alone, and
+    /// the one `--verdicts-only` gives it, for every rule set, on many
+    /// random positions solved by shared solvers in parallel; under a
+    /// variant the twin agrees on each.
     #[test]
     fn a_batch_gives_each_position_the_verdict_it_has_alone() {
         let mut rng = chunk_rng(29, 0);
@@ -516,8 +536,20 @@ mod tests {
                     }
                 })
                 .collect();
-            let reports = solve_rows(&rows, rules, rules == Rules::PLAIN, TwinCheck::default());
-            for (row, r) in rows.iter().zip(&reports) {
+            let reports = solve_rows(
+                &rows,
+                rules,
+                rules == Rules::PLAIN,
+                TwinCheck::default(),
+                true,
+            );
+            let verdicts = solve_rows(&rows, rules, false, TwinCheck::default(), false);
+            for (row, (r, v)) in rows.iter().zip(reports.iter().zip(&verdicts)) {
+                // The verdict alone, by one search, is the one the
+                // winning moves give.
+                assert_eq!(v.minimax_first_wins, r.minimax_first_wins, "{row:?}");
+                assert_eq!(v.winning_moves, None);
+                assert!(v.checks_hold(), "{row:?}");
                 let alone = report_under(&row.first, &row.second, row.field, rules, false);
                 assert_eq!(r.minimax_first_wins, alone.minimax_first_wins);
                 assert_eq!(r.winning_moves, alone.winning_moves);

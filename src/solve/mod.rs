@@ -32,6 +32,7 @@ pub fn main(args: &SolveArgs) -> i32 {
     for (given, flag) in [
         (args.out.is_some(), "--out"),
         (args.threads.is_some(), "--threads"),
+        (args.verdicts_only, "--verdicts-only"),
     ] {
         if given {
             eprintln!("error: {flag}: only with --batch; one position prints to stdout");
@@ -216,11 +217,11 @@ fn print_text(r: &SolveReport, twin: TwinCheck) {
             );
         }
     }
-    if r.winning_moves.is_empty() {
+    let moves = r.winning_moves.as_deref().unwrap_or_default();
+    if moves.is_empty() {
         println!("winning moves: none");
     } else {
-        let shown: Vec<String> = r
-            .winning_moves
+        let shown: Vec<String> = moves
             .iter()
             .map(|m| {
                 if m == "pass" {
@@ -240,7 +241,7 @@ fn print_text(r: &SolveReport, twin: TwinCheck) {
         };
         println!(
             "proof's move: {shown} (the winning strategy of the Coq proof, Tanhinmin.v): {}",
-            if r.winning_moves.contains(m) {
+            if moves.contains(m) {
                 "a winning move"
             } else {
                 "NOT a winning move"

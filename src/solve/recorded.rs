@@ -118,8 +118,8 @@ pub const RECORDED_COLUMNS: [RecordedColumn; 14] = [
     column(
         "winning_moves",
         true,
-        |r| Some(r.winning_moves.join(" ")),
-        "always",
+        |r| r.winning_moves.as_ref().map(|w| w.join(" ")),
+        "without --verdicts-only",
     ),
 ];
 

@@ -164,8 +164,10 @@ pub struct SolveReport {
     pub mu0: u32,
     /// μ(Y, X-).
     pub mu1: u32,
-    /// Card strengths to play, or "pass".
-    pub winning_moves: Vec<String>,
+    /// Card strengths to play, or "pass"; `None` when only the verdict
+    /// was asked for (`--verdicts-only`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winning_moves: Option<Vec<String>>,
     /// Under the plain rules, when the theorem says the mover wins: the
     /// move the Coq proof's strategy plays (Tanhinmin.v), which must be
     /// among `winning_moves`.
@@ -259,7 +261,8 @@ impl SolveReport {
                     && self
                         .proof_move
                         .as_ref()
-                        .is_none_or(|m| self.winning_moves.contains(m))
+                        .zip(self.winning_moves.as_ref())
+                        .is_none_or(|(m, moves)| moves.contains(m))
             }
             Some(v) => v
                 .twin_first_wins
@@ -517,6 +520,8 @@ pub struct Solvers {
     variant: Option<VariantSolver>,
     score: Option<ScoreSolvers>,
     twin: TwinCheck,
+    /// Are the winning moves solved, or only the verdict?
+    moves: bool,
 }
 
 impl Solvers {
@@ -529,12 +534,23 @@ impl Solvers {
                 .then(|| VariantSolver::new(rules, 256 << 20, 64 << 20)),
             score: None,
             twin: TwinCheck::default(),
+            moves: true,
         }
     }
 
     /// The same solvers, checking variant verdicts as `twin` says.
     pub fn checking(self, twin: TwinCheck) -> Self {
         Solvers { twin, ..self }
+    }
+
+    /// The same solvers, solving each position's verdict only: listing the
+    /// winning moves solves every move of the position, each a search as
+    /// long as the verdict's (a 26x26 8-cut row took about 6 s with them).
+    pub fn verdicts_only(self) -> Self {
+        Solvers {
+            moves: false,
+            ..self
+        }
     }
 
     /// The card-count value of a plain position (see [`card_count`]); the
@@ -565,10 +581,16 @@ impl Solvers {
         let (minimax, moves, variant) = match &mut self.variant {
             None => {
                 let win = plain.expect("the plain game is never reversed");
-                (win, self.plain.winning_moves(&pos), None)
+                let moves = self.moves.then(|| self.plain.winning_moves(&pos));
+                (win, moves, None)
             }
             Some(s) => {
-                let moves = s.winning_moves_in(&pos, reversed);
+                let (verdict, moves) = if self.moves {
+                    let moves = s.winning_moves_in(&pos, reversed);
+                    (!moves.is_empty(), Some(moves))
+                } else {
+                    (s.mover_wins_in(&pos, reversed), None)
+                };
                 let twin = self.twin.verdict(&x, &y, field, reversed, rules);
                 let report = VariantReport {
                     rules: rules.name(),
@@ -590,7 +612,7 @@ impl Solvers {
                         _ => None,
                     },
                 };
-                (!moves.is_empty(), moves, Some(report))
+                (verdict, moves, Some(report))
             }
         };
         let proof_move =
@@ -603,7 +625,7 @@ impl Solvers {
             formula_first_wins: mu0 > mu1,
             mu0,
             mu1,
-            winning_moves: moves.into_iter().map(|m| m.to_string()).collect(),
+            winning_moves: moves.map(|moves| moves.into_iter().map(|m| m.to_string()).collect()),
             proof_move,
             variant,
             card_count: None,
