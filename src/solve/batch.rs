@@ -86,7 +86,12 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
             ));
         };
         if place[k].replace(i).is_some() {
-            return Err(format!("{origin}: column `{name}` is named twice"));
+            let alias = if known == name {
+                String::new()
+            } else {
+                format!(" (`{name}` is read as `{known}`)")
+            };
+            return Err(format!("{origin}: column `{known}` is named twice{alias}"));
         }
     }
     let [Some(first), Some(second), field, reversed] = place else {
@@ -454,6 +459,16 @@ mod tests {
                 "column `turn` is not one of",
             ),
             ("first,first,second\n1,2,3\n", Rules::PLAIN, "named twice"),
+            (
+                "first,second,first_hand\n1,2,3\n",
+                Rules::PLAIN,
+                "column `first` is named twice (`first_hand` is read as `first`)",
+            ),
+            (
+                "first,second,mu0,mu0\n1,2,3,3\n",
+                Rules::PLAIN,
+                "column `mu0` is named twice",
+            ),
             (
                 "first,second\n1 x,2\n",
                 Rules::PLAIN,
