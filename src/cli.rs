@@ -350,4 +350,7 @@ pub struct SolveArgs {
     /// With --batch: solve each position's verdict only, not each of its moves (winning_moves is left blank, and under the plain rules the proof's move is not checked against them). Several times faster on large positions, where every move is a search as long as the verdict's: for re-checking a table's recorded winners.
     #[arg(long)]
     pub verdicts_only: bool,
+    /// With --batch: print no progress. Otherwise a bar on a terminal, or a line every 5 seconds naming the rows under way longest, as runs do: a 26x26 row under 11-back can take an hour.
+    #[arg(short, long)]
+    pub quiet: bool,
 }

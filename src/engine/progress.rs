@@ -29,6 +29,10 @@ pub struct Progress {
     under_way: Option<Arc<UnderWayChunks>>,
 }
 
+/// What a progress line calls the items under way: a run's chunks, or a
+/// batch file's lines.
+pub type ItemName = &'static str;
+
 /// The chunks being worked on, by global index, and when each began. A
 /// chunk can take hours (one 26x26 deal under both rules took over three),
 /// and a progress line that gives no speed for an hour looks like a hung
@@ -55,11 +59,11 @@ impl Drop for UnderWay<'_> {
 /// At most this many long chunks are named in a progress line.
 const NAMED_CHUNKS: usize = 3;
 
-/// ", under way: chunk 110 for 1h 20m, chunk 631 for 38m 02s": the chunks
+/// ", under way: chunk 110 for 1h 20m, chunk 631 for 38m 02s": the items
 /// of `running` (index, time so far) that have run at least `over`,
-/// longest first, at most [`NAMED_CHUNKS`] of them; empty when there are
-/// none.
-fn under_way_text(running: &[(u64, Duration)], over: Duration) -> String {
+/// longest first, at most [`NAMED_CHUNKS`] of them, each called `item`;
+/// empty when there are none.
+fn under_way_text(running: &[(u64, Duration)], over: Duration, item: ItemName) -> String {
     let mut long: Vec<&(u64, Duration)> = running.iter().filter(|(_, t)| *t >= over).collect();
     if long.is_empty() {
         return String::new();
@@ -70,7 +74,7 @@ fn under_way_text(running: &[(u64, Duration)], over: Duration) -> String {
         .take(NAMED_CHUNKS)
         .map(|(chunk, t)| {
             format!(
-                "chunk {chunk} for {}",
+                "{item} {chunk} for {}",
                 crate::export::duration_text(t.as_secs_f64())
             )
         })
@@ -122,7 +126,7 @@ fn bar_style(timed: bool) -> ProgressStyle {
 }
 
 /// [`under_way_text`] for the chunks in `chunks` now.
-fn long_chunks_now(chunks: &UnderWayChunks, over: Duration) -> String {
+fn long_chunks_now(chunks: &UnderWayChunks, over: Duration, item: ItemName) -> String {
     let now = Instant::now();
     let running: Vec<(u64, Duration)> = chunks
         .lock()
@@ -130,7 +134,7 @@ fn long_chunks_now(chunks: &UnderWayChunks, over: Duration) -> String {
         .iter()
         .map(|(&chunk, &began)| (chunk, now.saturating_duration_since(began)))
         .collect();
-    under_way_text(&running, over)
+    under_way_text(&running, over, item)
 }
 
 impl Progress {
@@ -139,6 +143,12 @@ impl Progress {
     /// towards the position but not the speed, so the ETA of a resumed run
     /// is not fooled by work it did not do.
     pub fn start(label: &str, total: u64, already: u64, mode: Mode) -> Self {
+        Self::start_naming(label, total, already, mode, "chunk")
+    }
+
+    /// [`Self::start`], naming the items under way `item` ("line 17 for
+    /// 12m 03s").
+    pub fn start_naming(label: &str, total: u64, already: u64, mode: Mode, item: ItemName) -> Self {
         let done = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let mut progress = Progress {
@@ -172,7 +182,7 @@ impl Progress {
             progress.printer = Some(std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(100));
-                    shown.set_message(long_chunks_now(&under_way, every));
+                    shown.set_message(long_chunks_now(&under_way, every, item));
                 }
             }));
             progress.bar = Some(bar);
@@ -192,7 +202,7 @@ impl Progress {
                     eprintln!(
                         "{}{}",
                         progress_line(&label, already, new, total, t),
-                        long_chunks_now(&under_way, every)
+                        long_chunks_now(&under_way, every, item)
                     );
                 }
             }));
@@ -245,16 +255,25 @@ mod tests {
     fn only_chunks_that_outlast_a_line_are_named_longest_first() {
         let s = Duration::from_secs;
         let over = s(5);
-        assert_eq!(under_way_text(&[], over), "");
-        assert_eq!(under_way_text(&[(7, s(4))], over), "");
+        assert_eq!(under_way_text(&[], over, "chunk"), "");
+        assert_eq!(under_way_text(&[(7, s(4))], over, "chunk"), "");
         assert_eq!(
-            under_way_text(&[(110, s(4_800)), (3, s(2)), (631, s(2_282))], over),
+            under_way_text(
+                &[(110, s(4_800)), (3, s(2)), (631, s(2_282))],
+                over,
+                "chunk"
+            ),
             ", under way: chunk 110 for 1h 20m, chunk 631 for 38m 02s"
+        );
+        assert_eq!(
+            under_way_text(&[(17, s(723))], over, "line"),
+            ", under way: line 17 for 12m 03s"
         );
         assert_eq!(
             under_way_text(
                 &[(1, s(10)), (2, s(40)), (3, s(30)), (4, s(20)), (5, s(5))],
-                over
+                over,
+                "chunk"
             ),
             ", under way: chunk 2 for 40s, chunk 3 for 30s, chunk 4 for 20s and 2 more"
         );
@@ -300,11 +319,11 @@ mod tests {
             let _first = progress.begin(4);
             let _second = progress.begin(9);
             assert_eq!(
-                long_chunks_now(&chunks, Duration::ZERO),
+                long_chunks_now(&chunks, Duration::ZERO, "chunk"),
                 ", under way: chunk 4 for 0s, chunk 9 for 0s"
             );
         }
-        assert_eq!(long_chunks_now(&chunks, Duration::ZERO), "");
+        assert_eq!(long_chunks_now(&chunks, Duration::ZERO, "chunk"), "");
         // Quiet: nothing is kept.
         let quiet = Progress::start("cell", 10, 0, Mode::Quiet);
         let _chunk = quiet.begin(1);

@@ -8,6 +8,7 @@ use super::report::{
     COLUMNS, SolveReport, Solvers, TwinCheck, check_rule_flags, check_rules, twin_check,
 };
 use crate::cli::SolveArgs;
+use crate::engine::progress::{Mode, Progress};
 use crate::exit;
 use crate::games::tanhinmin::variant::Rules;
 use rayon::prelude::*;
@@ -16,6 +17,10 @@ use std::path::Path;
 /// A batch file is read whole before any work, so it is bounded: a
 /// million positions of 26 cards a hand fit many times over.
 const MAX_BATCH_BYTES: u64 = 256 << 20;
+
+/// Seconds between progress lines when stderr is not a terminal, as a
+/// run's default.
+const PROGRESS_SECS: u64 = 5;
 
 /// The columns a batch file may have.
 const KNOWN_COLUMNS: [&str; 4] = ["first", "second", "field", "reversed"];
@@ -230,13 +235,15 @@ pub fn table(
     out.into_inner().expect("writes to memory")
 }
 
-/// Solves every row, in parallel, each worker keeping its solvers.
+/// Solves every row, in parallel, each worker keeping its solvers;
+/// `progress` counts the rows and names those under way by their line.
 pub fn solve_rows(
     rows: &[Row],
     rules: Rules,
     score: bool,
     twin: TwinCheck,
     moves: bool,
+    progress: &Progress,
 ) -> Vec<SolveReport> {
     rows.par_iter()
         .map_init(
@@ -249,10 +256,13 @@ pub fn solve_rows(
                 }
             },
             |solvers, row| {
+                let under_way = progress.begin(row.line);
                 let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
                 if score {
                     r.card_count = Some(solvers.card_count(&r.first, &r.second, r.field));
                 }
+                drop(under_way);
+                progress.add(1);
                 r
             },
         )
@@ -309,15 +319,24 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     };
     let started = std::time::Instant::now();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-    let reports = match pool {
-        Ok(pool) => {
-            pool.install(|| solve_rows(&rows, rules, args.score, twin, !args.verdicts_only))
-        }
+    let pool = match pool {
+        Ok(pool) => pool,
         Err(e) => {
             eprintln!("error: cannot start {threads} threads: {e}");
             return exit::RUNTIME;
         }
     };
+    let mode = if args.quiet {
+        Mode::Quiet
+    } else {
+        Mode::Auto {
+            secs: PROGRESS_SECS,
+        }
+    };
+    let progress = Progress::start_naming(&origin, rows.len() as u64, 0, mode, "line");
+    let moves = !args.verdicts_only;
+    let reports = pool.install(|| solve_rows(&rows, rules, args.score, twin, moves, &progress));
+    progress.finish();
     let comparisons: Vec<Comparison> = rows
         .iter()
         .zip(&reports)
@@ -551,14 +570,16 @@ mod tests {
                     }
                 })
                 .collect();
+            let quiet = Progress::start("rows", rows.len() as u64, 0, Mode::Quiet);
             let reports = solve_rows(
                 &rows,
                 rules,
                 rules == Rules::PLAIN,
                 TwinCheck::default(),
                 true,
+                &quiet,
             );
-            let verdicts = solve_rows(&rows, rules, false, TwinCheck::default(), false);
+            let verdicts = solve_rows(&rows, rules, false, TwinCheck::default(), false, &quiet);
             for (row, (r, v)) in rows.iter().zip(reports.iter().zip(&verdicts)) {
                 // The verdict alone, by one search, is the one the
                 // winning moves give.

@@ -33,6 +33,7 @@ pub fn main(args: &SolveArgs) -> i32 {
         (args.out.is_some(), "--out"),
         (args.threads.is_some(), "--threads"),
         (args.verdicts_only, "--verdicts-only"),
+        (args.quiet, "--quiet"),
     ] {
         if given {
             eprintln!("error: {flag}: only with --batch; one position prints to stdout");
