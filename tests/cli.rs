@@ -525,7 +525,7 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
     let o = run(&["solve", "--batch", &out1.display().to_string(), "--score"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("1 of 4 rows DIFFER from what they record (line 4: card_count recorded `-2`, solved `-1`)"),
+        stderr(&o).contains("what is solved DIFFERS from what is recorded on 1 of 4 rows (line 4: card_count recorded `-2`, solved `-1`)"),
         "{}",
         stderr(&o)
     );
@@ -666,7 +666,7 @@ fn solve_batch_catches_what_a_broken_claim_recorded() {
         assert_eq!(o.status.code(), Some(1), "{table}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(&format!(
-                "{rows} of {rows} rows DIFFER from what they record (line 2: {claimed} recorded"
+                "what is solved DIFFERS from what is recorded on {rows} of {rows} rows (line 2: {claimed} recorded"
             )),
             "{table}: {}",
             stderr(&o)

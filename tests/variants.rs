@@ -1306,7 +1306,7 @@ fn the_committed_failure_tables_up_to_8x8_are_confirmed_by_the_plain_recursion()
         );
         assert!(
             said.contains(
-                "1 of 200 rows DIFFER from what they record (line 201: variant_winner recorded"
+                "what is solved DIFFERS from what is recorded on 1 of 200 rows (line 201: variant_winner recorded"
             ),
             "{name}: {said}"
         );

@@ -249,10 +249,14 @@ pub fn summary(
         "the recorded columns were not compared".to_string()
     } else if differing.is_empty() {
         format!(
-            "the recorded {} agree{} on all {rows} row{}",
+            "the recorded {} agree{} on {}",
             compared.join(", "),
             if compared.len() == 1 { "s" } else { "" },
-            if rows == 1 { "" } else { "s" }
+            if rows == 1 {
+                "the 1 row".to_string()
+            } else {
+                format!("all {rows} rows")
+            }
         )
     } else {
         let shown: Vec<String> = differing
@@ -282,7 +286,7 @@ pub fn summary(
             ""
         };
         format!(
-            "{n} of {rows} row{} DIFFER from what they record ({}{}){hint}",
+            "what is solved DIFFERS from what is recorded on {n} of {rows} row{} ({}{}){hint}",
             if rows == 1 { "" } else { "s" },
             shown.join("; "),
             if n > 3 { "; ..." } else { "" }
@@ -366,7 +370,10 @@ mod tests {
             true,
         )
         .unwrap();
-        assert!(text.starts_with("1 of 3 rows DIFFER"), "{text}");
+        assert!(
+            text.starts_with("what is solved DIFFERS from what is recorded on 1 of 3 rows"),
+            "{text}"
+        );
         assert!(
             text.contains(&format!(
                 "line 3: variant_winner recorded `{wrong}`, solved `{right}`"
@@ -379,7 +386,7 @@ mod tests {
             "{text}"
         );
         let text = summary(&[winner_column], &[2], &comparisons[..1], false).unwrap();
-        assert_eq!(text, "the recorded variant_winner agrees on all 1 row");
+        assert_eq!(text, "the recorded variant_winner agrees on the 1 row");
         assert_eq!(summary(&[], &[], &[], false), None);
     }
 }
