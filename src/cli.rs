@@ -347,7 +347,7 @@ pub struct SolveArgs {
     /// With --batch: worker threads [default: all cores]. The rows are the same for any count.
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<u16>,
-    /// With --batch: solve each position's verdict only, not each of its moves (winning_moves is left blank, and under the plain rules the proof's move is not checked against them). Several times faster on large positions, where every move is a search as long as the verdict's: for re-checking a table's recorded winners.
+    /// Solve the position's verdict only, not each of its moves (no winning moves are listed, and under the plain rules the proof's move is not checked against them). Several times faster on large positions, where every move is a search as long as the verdict's: for a 26x26 variant deal, or for re-checking a table's recorded winners with --batch.
     #[arg(long)]
     pub verdicts_only: bool,
     /// With --batch: print no progress. Otherwise a bar on a terminal, or a line every 5 seconds naming the rows under way longest, as runs do: a 26x26 row under 11-back can take an hour.

@@ -555,7 +555,34 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
         assert_eq!(cells[..8], full[..8], "{line}");
         assert_eq!(cells[8..], ["passed", "", "agrees"], "{line}");
     }
-    let o = run(&["solve", "--first", "1", "--second", "2", "--verdicts-only"]);
+    // One position too: the verdict, and no moves.
+    for (first, second, rules) in [
+        ("1,1,3,4", "1,2,3,5", &[][..]),
+        ("1,3,5,7,9,11", "2,4,6,8,10,12", &["--back", "9"]),
+        ("2,5,6,9", "1,3,4,6,8", &["--cut", "6"]),
+    ] {
+        let mut args = vec!["--first", first, "--second", second];
+        args.extend_from_slice(rules);
+        let full = solve_json(&args);
+        args.push("--verdicts-only");
+        let alone = solve_json(&args);
+        assert_eq!(alone["minimax_first_wins"], full["minimax_first_wins"]);
+        assert!(full.get("winning_moves").is_some());
+        assert!(alone.get("winning_moves").is_none(), "{alone}");
+    }
+    let o = run(&[
+        "solve",
+        "--first",
+        "1,1,3,4",
+        "--second",
+        "1,2,3,5",
+        "--verdicts-only",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("winning moves: not solved (--verdicts-only)")
+    );
+    let o = run(&["solve", "--first", "1", "--second", "2", "-q"]);
     assert_eq!(o.status.code(), Some(2));
     // Under a variant: the rules' columns, and the twin's check.
     let o = run(&["solve", "--batch", &path, "--back", "4"]);

@@ -32,7 +32,6 @@ pub fn main(args: &SolveArgs) -> i32 {
     for (given, flag) in [
         (args.out.is_some(), "--out"),
         (args.threads.is_some(), "--threads"),
-        (args.verdicts_only, "--verdicts-only"),
         (args.quiet, "--quiet"),
     ] {
         if given {
@@ -69,12 +68,13 @@ pub fn main(args: &SolveArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    let mut r = Solvers::new(rules).checking(twin).report(
-        &args.first,
-        &args.second,
-        args.field,
-        args.reversed,
-    );
+    let solvers = Solvers::new(rules).checking(twin);
+    let mut solvers = if args.verdicts_only {
+        solvers.verdicts_only()
+    } else {
+        solvers
+    };
+    let mut r = solvers.report(&args.first, &args.second, args.field, args.reversed);
     if args.score {
         r.card_count = Some(card_count(&r.first, &r.second, r.field));
     }
@@ -219,7 +219,9 @@ fn print_text(r: &SolveReport, twin: TwinCheck) {
         }
     }
     let moves = r.winning_moves.as_deref().unwrap_or_default();
-    if moves.is_empty() {
+    if r.winning_moves.is_none() {
+        println!("winning moves: not solved (--verdicts-only)");
+    } else if moves.is_empty() {
         println!("winning moves: none");
     } else {
         let shown: Vec<String> = moves
@@ -242,7 +244,9 @@ fn print_text(r: &SolveReport, twin: TwinCheck) {
         };
         println!(
             "proof's move: {shown} (the winning strategy of the Coq proof, Tanhinmin.v): {}",
-            if moves.contains(m) {
+            if r.winning_moves.is_none() {
+                "not checked against the winning moves (--verdicts-only)"
+            } else if moves.contains(m) {
                 "a winning move"
             } else {
                 "NOT a winning move"
