@@ -350,6 +350,12 @@ pub struct SolveArgs {
     /// Solve the position's verdict only, not each of its moves (no winning moves are listed, and under the plain rules the proof's move is not checked against them). Several times faster on large positions, where every move is a search as long as the verdict's: for a 26x26 variant deal, or for re-checking a table's recorded winners with --batch.
     #[arg(long)]
     pub verdicts_only: bool,
+    /// With --batch and --out: carry on from the rows a stopped batch finished, kept in FILE.checkpoint.jsonl beside --out, and solve only the rest; the table is the one an unstopped batch writes. Without it, a batch refuses to start over such a checkpoint.
+    #[arg(long)]
+    pub resume: bool,
+    /// Tests only: stop (exit 4) once this many rows are in the checkpoint, as a Ctrl-C would, to show that --resume carries on.
+    #[arg(long, value_name = "N", hide = true)]
+    pub stop_after_rows: Option<u64>,
     /// With --batch: print no progress. Otherwise a bar on a terminal, or a line every 5 seconds naming the rows under way longest, as runs do: a 26x26 row under 11-back can take an hour.
     #[arg(short, long)]
     pub quiet: bool,

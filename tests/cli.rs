@@ -649,6 +649,101 @@ fn solve_batch_solves_a_file_of_positions_as_solve_does_each() {
 /// `c1_failures.csv`. What the solvers found (minimax, the card count)
 /// agrees on every row; what the broken claim said (the formula's
 /// verdict, C1's value) differs on every row, and the batch exits 1.
+/// A batch writing its table to a file journals each row as it finishes:
+/// stopped, it keeps them (and no table), and `--resume` solves only the
+/// rest, into the table an unstopped batch writes, byte for byte. The
+/// checkpoint is refused when edited, when it belongs to another batch, or
+/// when a rerun would start over it without `--resume`.
+#[test]
+fn solve_batch_resumes_from_the_rows_it_finished() {
+    let dir = scratch("batch-resume");
+    let file = dir.join("positions.csv");
+    let mut text = String::from("first,second,field\n");
+    for k in 0..12u32 {
+        text += &format!(
+            "1 {} {} 9,2 {} 8 10,{}\n",
+            2 + k % 5,
+            3 + k % 4,
+            4 + k % 3,
+            k % 2
+        );
+    }
+    std::fs::write(&file, &text).unwrap();
+    let batch = file.display().to_string();
+    let whole = dir.join("whole.csv").display().to_string();
+    let o = run(&["solve", "--batch", &batch, "--score", "--out", &whole, "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !Path::new(&format!("{whole}.checkpoint.jsonl")).exists(),
+        "a finished batch leaves no checkpoint"
+    );
+    let out = dir.join("table.csv").display().to_string();
+    let checkpoint = format!("{out}.checkpoint.jsonl");
+    let stopped = |extra: &[&str]| {
+        let mut a = vec![
+            "solve", "--batch", &batch, "--score", "--out", &out, "-q", "-j", "1",
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let o = stopped(&["--stop-after-rows", "5"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("5 of 12 rows are in"), "{}", stderr(&o));
+    assert!(!Path::new(&out).exists(), "a stopped batch writes no table");
+    let journal = std::fs::read_to_string(&checkpoint).unwrap();
+    assert_eq!(journal.lines().count(), 1 + 5, "{journal}");
+    // Without --resume a rerun refuses to start over the rows kept.
+    let o = stopped(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("add --resume"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    // Another batch's checkpoint (other rules) is refused.
+    let o = run(&["solve", "--batch", &batch, "--out", &out, "--resume", "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("belongs to"), "{}", stderr(&o));
+    // An edited record is refused, naming the file.
+    let edited = journal.replacen(
+        "\"minimax_first_wins\":true",
+        "\"minimax_first_wins\":false",
+        1,
+    );
+    let edited = if edited == journal {
+        journal.replacen(
+            "\"minimax_first_wins\":false",
+            "\"minimax_first_wins\":true",
+            1,
+        )
+    } else {
+        edited
+    };
+    std::fs::write(&checkpoint, &edited).unwrap();
+    let o = stopped(&["--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&checkpoint), "{}", stderr(&o));
+    std::fs::write(&checkpoint, &journal).unwrap();
+    // Resumed on two threads, the rest is solved and the table is the
+    // unstopped batch's.
+    let o = run(&[
+        "solve", "--batch", &batch, "--score", "--out", &out, "--resume", "-q", "-j", "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("12 positions in")
+            && stderr(&o).contains("(5 read back from the checkpoint)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+    assert!(!Path::new(&checkpoint).exists());
+    // --resume needs a table file to keep a checkpoint beside.
+    let o = run(&["solve", "--batch", &batch, "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("only with --out"), "{}", stderr(&o));
+    let o = run(&["solve", "--first", "1", "--second", "2", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("only with --batch"), "{}", stderr(&o));
+}
+
 #[test]
 fn solve_batch_catches_what_a_broken_claim_recorded() {
     let dir = scratch("batch-broken-claim");

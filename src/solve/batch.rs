@@ -8,11 +8,14 @@ use super::report::{
     COLUMNS, SolveReport, Solvers, TwinCheck, check_rule_flags, check_rules, twin_check,
 };
 use crate::cli::SolveArgs;
+use crate::engine::journal::Journal;
 use crate::engine::progress::{Mode, Progress};
 use crate::exit;
 use crate::games::tanhinmin::variant::Rules;
 use rayon::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// A batch file is read whole before any work, so it is bounded: a
 /// million positions of 26 cards a hand fit many times over.
@@ -237,7 +240,8 @@ pub fn table(
 
 /// Solves every row, in parallel, each worker keeping its solvers;
 /// `progress` counts the rows and names those under way by their line.
-pub fn solve_rows(
+#[cfg(test)]
+fn solve_rows(
     rows: &[Row],
     rules: Rules,
     score: bool,
@@ -245,28 +249,179 @@ pub fn solve_rows(
     moves: bool,
     progress: &Progress,
 ) -> Vec<SolveReport> {
-    rows.par_iter()
+    let nothing_done = rows.iter().map(|_| None).collect();
+    let how = How {
+        rules,
+        score,
+        twin,
+        moves,
+    };
+    let never = AtomicBool::new(false);
+    solve_rest(rows, nothing_done, how, progress, &|_, _| Ok(()), &never)
+        .expect("nothing to record, nothing to stop")
+        .expect("never stopped")
+}
+
+/// How every row of a batch is solved.
+#[derive(Clone, Copy)]
+struct How {
+    rules: Rules,
+    score: bool,
+    twin: TwinCheck,
+    moves: bool,
+}
+
+/// Solves the rows not `done` (by index), in parallel, handing each report
+/// to `record` as it is made (the checkpoint); `None` once `stop` is set,
+/// after which no row starts (the rows under way finish and are recorded).
+fn solve_rest(
+    rows: &[Row],
+    done: Vec<Option<SolveReport>>,
+    how: How,
+    progress: &Progress,
+    record: &(dyn Fn(usize, &SolveReport) -> anyhow::Result<()> + Sync),
+    stop: &AtomicBool,
+) -> anyhow::Result<Option<Vec<SolveReport>>> {
+    let rest: Vec<usize> = (0..rows.len()).filter(|&i| done[i].is_none()).collect();
+    let solved: Vec<Option<(usize, SolveReport)>> = rest
+        .par_iter()
         .map_init(
             || {
-                let solvers = Solvers::new(rules).checking(twin);
-                if moves {
-                    solvers
-                } else {
-                    solvers.verdicts_only()
-                }
+                Solvers::new(how.rules)
+                    .checking(how.twin)
+                    .with_moves(how.moves)
             },
-            |solvers, row| {
+            |solvers, &i| {
+                if stop.load(Ordering::SeqCst) {
+                    return Ok(None);
+                }
+                let row = &rows[i];
                 let under_way = progress.begin(row.line);
                 let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
-                if score {
+                if how.score {
                     r.card_count = Some(solvers.card_count(&r.first, &r.second, r.field));
                 }
                 drop(under_way);
+                record(i, &r)?;
                 progress.add(1);
-                r
+                Ok(Some((i, r)))
             },
         )
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    if stop.load(Ordering::SeqCst) {
+        return Ok(None);
+    }
+    let mut reports = done;
+    for (i, r) in solved.into_iter().flatten() {
+        reports[i] = Some(r);
+    }
+    Ok(Some(
+        reports
+            .into_iter()
+            .map(|r| r.expect("every row solved or read back"))
+            .collect(),
+    ))
+}
+
+/// Where a batch writing its table to `out` keeps the rows it has
+/// finished, until the table is written.
+pub fn checkpoint_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".checkpoint.jsonl");
+    PathBuf::from(name)
+}
+
+/// What names a batch's checkpoint: the file's text and everything that
+/// decides its rows. A resume refuses a checkpoint of anything else.
+fn fingerprint(text: &str, how: How, check_positions: Option<u64>) -> String {
+    format!(
+        "solve --batch {} cut {:?} back {:?} score {} moves {} check-positions {:?} version {}",
+        crate::export::manifest::sha256_hex(text.as_bytes()),
+        how.rules.cut,
+        how.rules.back,
+        how.score,
+        how.moves,
+        check_positions,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Opens the checkpoint at `path` and reads back the rows it holds, each
+/// checked to be a row of `rows`. A checkpoint already there is refused
+/// unless `resume`: it may hold hours of rows.
+fn open_checkpoint(
+    path: &Path,
+    fingerprint: &str,
+    resume: bool,
+    rows: &[Row],
+) -> anyhow::Result<(Journal<SolveReport>, Vec<Option<SolveReport>>)> {
+    if !resume && path.exists() {
+        return Err(crate::error::refuse(format!(
+            "{}: a stopped batch's checkpoint is there; add --resume to carry on from its rows, or remove it to start over",
+            path.display()
+        )));
+    }
+    if resume
+        && let Some(found) = crate::engine::journal::fingerprint_of(path)?
+        && found != fingerprint
+    {
+        return Err(crate::error::refuse(format!(
+            "{}: the checkpoint belongs to another batch (another file or text, --cut, --back, --score, --verdicts-only, --check-positions or version: {found}); give the flags it was started with, or remove it to start over",
+            path.display()
+        )));
+    }
+    let journal = Journal::<SolveReport>::open(path, fingerprint, resume)?;
+    let mut done: Vec<Option<SolveReport>> = rows.iter().map(|_| None).collect();
+    journal.finished().replay(|i, report| {
+        let sorted = |h: &[u32]| {
+            let mut h = h.to_vec();
+            h.sort_unstable();
+            h
+        };
+        let row = usize::try_from(i).ok().and_then(|i| rows.get(i));
+        let fits = row.is_some_and(|row| {
+            (sorted(&row.first), sorted(&row.second), row.field)
+                == (report.first.clone(), report.second.clone(), report.field)
+        });
+        if !fits || done[i as usize].is_some() {
+            return Err(crate::error::refuse(format!(
+                "{}: record of row {i} is not that row of the batch, or is there twice; remove the checkpoint to start over",
+                path.display()
+            )));
+        }
+        done[i as usize] = Some(report);
+        Ok(())
+    })?;
+    Ok((journal, done))
+}
+
+/// Sets `stop` on SIGINT or SIGTERM: no row starts after it, and the
+/// rows finished are in the checkpoint; a second signal ends the process
+/// at once (a torn last record is dropped on resume).
+fn stop_on_signals(stop: Arc<AtomicBool>, checkpoint: PathBuf) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            let name = if signal == SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!(
+                    "{name} again: stopping now; the rows finished are in {}, for --resume",
+                    checkpoint.display()
+                );
+                std::process::exit(exit::INTERRUPTED);
+            }
+            eprintln!(
+                "{name}: no new row starts; the rows under way finish into {} (again to stop at once)",
+                checkpoint.display()
+            );
+        }
+    });
+    Ok(())
 }
 
 /// `runner solve --batch`: reads and checks the whole file, then solves;
@@ -289,6 +444,11 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         Ok(t) => t,
         Err(e) => return refused(&e),
     };
+    if args.resume && args.out.is_none() {
+        return refused(
+            "--resume: only with --out FILE, beside which a batch keeps the rows it finished (FILE.checkpoint.jsonl); a batch printed to stdout keeps none",
+        );
+    }
     if let Some(out) = &args.out
         && let Err(e) = crate::error::refuse_unless_file_or_absent(
             out,
@@ -317,6 +477,28 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         Ok(rows) => rows,
         Err(e) => return refused(&e),
     };
+    let how = How {
+        rules,
+        score: args.score,
+        twin,
+        moves: !args.verdicts_only,
+    };
+    // With --out, each finished row is journalled beside the table, so a
+    // batch of hour-long rows stopped at any moment keeps what it did.
+    let checkpoint = match &args.out {
+        Some(out) => {
+            let path = checkpoint_path(out);
+            let named = fingerprint(&text, how, args.check_positions);
+            match open_checkpoint(&path, &named, args.resume, &rows) {
+                Ok((journal, done)) => Some((path, journal, done)),
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    return exit::of_error(&e);
+                }
+            }
+        }
+        None => None,
+    };
     let started = std::time::Instant::now();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     let pool = match pool {
@@ -333,10 +515,53 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
             secs: PROGRESS_SECS,
         }
     };
-    let progress = Progress::start_naming(&origin, rows.len() as u64, 0, mode, "line");
-    let moves = !args.verdicts_only;
-    let reports = pool.install(|| solve_rows(&rows, rules, args.score, twin, moves, &progress));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (journal, done, read_back) = match checkpoint {
+        Some((path, journal, done)) => {
+            if let Err(e) = stop_on_signals(stop.clone(), path) {
+                eprintln!("error: cannot install signal handlers: {e}");
+                return exit::RUNTIME;
+            }
+            let read_back = done.iter().filter(|r| r.is_some()).count() as u64;
+            (Some(Mutex::new(journal)), done, read_back)
+        }
+        None => (None, rows.iter().map(|_| None).collect(), 0),
+    };
+    let in_checkpoint = AtomicU64::new(read_back);
+    let record = |i: usize, r: &SolveReport| -> anyhow::Result<()> {
+        if let Some(journal) = &journal {
+            journal
+                .lock()
+                .expect("no thread panics holding the checkpoint")
+                .record(i as u64, r)?;
+            let now = in_checkpoint.fetch_add(1, Ordering::SeqCst) + 1;
+            if args.stop_after_rows.is_some_and(|n| now >= n) {
+                stop.store(true, Ordering::SeqCst);
+            }
+        }
+        Ok(())
+    };
+    let progress = Progress::start_naming(&origin, rows.len() as u64, read_back, mode, "line");
+    let solved = pool.install(|| solve_rest(&rows, done, how, &progress, &record, &stop));
     progress.finish();
+    let journal = journal.map(|j| j.into_inner().expect("no thread panics holding it"));
+    let reports = match (solved, &journal) {
+        (Ok(Some(reports)), _) => reports,
+        (Ok(None), Some(journal)) => {
+            eprintln!(
+                "stopped: {} of {} rows are in {}; rerun with --resume to carry on",
+                in_checkpoint.load(Ordering::SeqCst),
+                rows.len(),
+                journal.path().display()
+            );
+            return exit::INTERRUPTED;
+        }
+        (Ok(None), None) => return exit::INTERRUPTED,
+        (Err(e), _) => {
+            eprintln!("error: {e:#}");
+            return exit::of_error(&e);
+        }
+    };
     let comparisons: Vec<Comparison> = rows
         .iter()
         .zip(&reports)
@@ -348,6 +573,12 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
             if let Err(e) = crate::export::write_atomic(out, &csv) {
                 eprintln!("error: {e:#}");
                 return crate::exit::of_error(&e);
+            }
+            if let Some(journal) = journal
+                && let Err(e) = journal.remove()
+            {
+                eprintln!("error: {e:#}");
+                return exit::RUNTIME;
             }
         }
         None => {
@@ -363,7 +594,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         .iter()
         .filter(|c| !c.differences.is_empty())
         .count();
-    let mut line = summary(&reports, rules, twin, failed, started.elapsed());
+    let mut line = summary(&reports, rules, twin, failed, read_back, started.elapsed());
     let mut present: Vec<usize> = rows
         .iter()
         .flat_map(|r| r.recorded.iter().map(|&(column, _)| column))
@@ -389,14 +620,18 @@ fn summary(
     rules: Rules,
     twin: TwinCheck,
     failed: usize,
+    read_back: u64,
     elapsed: std::time::Duration,
 ) -> String {
     let n = reports.len();
-    let timing = format!(
+    let mut timing = format!(
         "{n} position{} in {:.1} s",
         if n == 1 { "" } else { "s" },
         elapsed.as_secs_f64()
     );
+    if read_back > 0 {
+        timing += &format!(" ({read_back} read back from the checkpoint)");
+    }
     let checks = if rules == Rules::PLAIN {
         if failed == 0 {
             "minimax and the theorem agree on every one".to_string()

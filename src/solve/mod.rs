@@ -33,6 +33,8 @@ pub fn main(args: &SolveArgs) -> i32 {
         (args.out.is_some(), "--out"),
         (args.threads.is_some(), "--threads"),
         (args.quiet, "--quiet"),
+        (args.resume, "--resume"),
+        (args.stop_after_rows.is_some(), "--stop-after-rows"),
     ] {
         if given {
             eprintln!("error: {flag}: only with --batch; one position prints to stdout");
@@ -68,12 +70,9 @@ pub fn main(args: &SolveArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    let solvers = Solvers::new(rules).checking(twin);
-    let mut solvers = if args.verdicts_only {
-        solvers.verdicts_only()
-    } else {
-        solvers
-    };
+    let mut solvers = Solvers::new(rules)
+        .checking(twin)
+        .with_moves(!args.verdicts_only);
     let mut r = solvers.report(&args.first, &args.second, args.field, args.reversed);
     if args.score {
         r.card_count = Some(card_count(&r.first, &r.second, r.field));

@@ -17,7 +17,7 @@ use crate::games::tanhinmin::strategy::proof_move;
 use crate::games::tanhinmin::variant::{
     MemoTwin, Rules, VARIANT_MAX_CARDS, VariantSolver, best_line,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The largest card strength a position may hold.
 pub(super) const MAX_STRENGTH: u32 = MAX_RANKS as u32;
@@ -147,8 +147,9 @@ impl TwinCheck {
     }
 }
 
-/// One position solved both ways, as printed or as `--json`.
-#[derive(Serialize, Debug, PartialEq)]
+/// One position solved both ways, as printed or as `--json`; read back
+/// from a batch's checkpoint (`--batch --out --resume`).
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
 pub struct SolveReport {
     /// The first player's cards, sorted.
     pub first: Vec<u32>,
@@ -181,8 +182,9 @@ pub struct SolveReport {
     /// The card-count value, with `--score`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub card_count: Option<CardCountReport>,
-    /// A line of best play, with `--line`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// A line of best play, with `--line` (never in a batch, so never
+    /// read back).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub line: Option<LineReport>,
 }
 
@@ -281,10 +283,10 @@ impl SolveReport {
 }
 
 /// What `runner solve` adds under a variant's rules.
-#[derive(Serialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
 pub struct VariantReport {
     /// The rules' name: "8-cut", "11-back" or "8-cut + 11-back".
-    pub rules: &'static str,
+    pub rules: String,
     /// Strength of the cut rank, if on.
     pub cut: Option<u32>,
     /// Strength of the back rank, if on.
@@ -304,7 +306,7 @@ pub struct VariantReport {
 }
 
 /// What `runner solve --score` adds: the card-count game's value.
-#[derive(Serialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
 pub struct CardCountReport {
     /// The value by search: the cards left in the loser's hand, positive
     /// when the player to move wins.
@@ -314,7 +316,7 @@ pub struct CardCountReport {
     /// How the search proved it: `c1-window` (the value is at least C1's
     /// and not more, two plain searches by the dropped-cards lemma, as the
     /// card-count study proves it) or `full-minimax` (C1's window missed).
-    pub proved_by: &'static str,
+    pub proved_by: String,
     /// The scored game's plain recursion (no memo), on positions of at
     /// most 12 cards.
     pub twin: Option<i32>,
@@ -377,7 +379,7 @@ impl ScoreSolvers {
         CardCountReport {
             value,
             c1,
-            proved_by,
+            proved_by: proved_by.to_string(),
             twin: (x.len() + y.len() <= SCORE_TWIN_MAX_CARDS).then(|| plain_score(x, y, field)),
         }
     }
@@ -543,14 +545,12 @@ impl Solvers {
         Solvers { twin, ..self }
     }
 
-    /// The same solvers, solving each position's verdict only: listing the
-    /// winning moves solves every move of the position, each a search as
-    /// long as the verdict's (a 26x26 8-cut row took about 6 s with them).
-    pub fn verdicts_only(self) -> Self {
-        Solvers {
-            moves: false,
-            ..self
-        }
+    /// The same solvers, listing each position's winning moves or, without
+    /// `moves`, solving its verdict only (`--verdicts-only`): listing them
+    /// solves every move of the position, each a search as long as the
+    /// verdict's (a 26x26 8-cut row took about 6 s with them).
+    pub fn with_moves(self, moves: bool) -> Self {
+        Solvers { moves, ..self }
     }
 
     /// The card-count value of a plain position (see [`card_count`]); the
@@ -593,7 +593,7 @@ impl Solvers {
                 };
                 let twin = self.twin.verdict(&x, &y, field, reversed, rules);
                 let report = VariantReport {
-                    rules: rules.name(),
+                    rules: rules.name().to_string(),
                     cut: rules.cut,
                     back: rules.back,
                     reversed,
