@@ -252,6 +252,12 @@ fn solve_rows(
     let nothing_done = rows.iter().map(|_| None).collect();
     let how = How {
         rules,
+        largest_cards: rows
+            .iter()
+            .map(|r| r.first.len() + r.second.len())
+            .max()
+            .unwrap_or(0),
+        threads: rayon::current_num_threads(),
         score,
         twin,
         moves,
@@ -266,6 +272,10 @@ fn solve_rows(
 #[derive(Clone, Copy)]
 struct How {
     rules: Rules,
+    /// The most cards a row holds, and the threads: what the tables are
+    /// sized by (see [`Solvers::for_positions`]).
+    largest_cards: usize,
+    threads: usize,
     score: bool,
     twin: TwinCheck,
     moves: bool,
@@ -287,7 +297,7 @@ fn solve_rest(
         .par_iter()
         .map_init(
             || {
-                Solvers::new(how.rules)
+                Solvers::for_positions(how.rules, how.largest_cards, how.threads)
                     .checking(how.twin)
                     .with_moves(how.moves)
             },
@@ -479,6 +489,12 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     };
     let how = How {
         rules,
+        largest_cards: rows
+            .iter()
+            .map(|r| r.first.len() + r.second.len())
+            .max()
+            .unwrap_or(0),
+        threads,
         score: args.score,
         twin,
         moves: !args.verdicts_only,

@@ -15,7 +15,7 @@ use crate::games::tanhinmin::score::{Conjecture, ScoreSolver, c1_value, plain_sc
 use crate::games::tanhinmin::solver::Solver;
 use crate::games::tanhinmin::strategy::proof_move;
 use crate::games::tanhinmin::variant::{
-    MemoTwin, Rules, VARIANT_MAX_CARDS, VariantSolver, best_line,
+    MemoTwin, Rules, SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, VariantSolver, best_line,
 };
 use serde::{Deserialize, Serialize};
 
@@ -526,8 +526,23 @@ pub struct Solvers {
     moves: bool,
 }
 
+/// Variant positions of more cards than this (26x26 deals) are solved with
+/// the tables a run gives such deals ([`LARGE_VARIANT_SHARE`]).
+const LARGE_VARIANT_CARDS: usize = 2 * SMALL_VARIANT_CARDS as usize;
+
+/// One thread's tables for variant positions past [`LARGE_VARIANT_CARDS`],
+/// laid out as a run lays out its share at 26x26: a quarter for the plain
+/// game (which takes over in positions of 30 to 50 cards, few of which
+/// recur) and the rest for the variant's own table of long keys, which
+/// evicts by search cost. Against 64 MiB and 256 MiB, 20 26x26 8-cut rows
+/// of `results/variant-cut-26/formula_failures.csv` ran 1.3x faster and
+/// 4 11-back rows of `results/variant-back-26/` 1.6x (BENCHMARKS.md,
+/// "`runner solve` with a run's tables at 26x26").
+const LARGE_VARIANT_SHARE: usize = 1 << 30;
+
 impl Solvers {
-    /// Solvers for positions under `rules`.
+    /// Solvers for positions under `rules`, with tables for positions of a
+    /// few dozen cards.
     pub fn new(rules: Rules) -> Self {
         Solvers {
             rules,
@@ -538,6 +553,31 @@ impl Solvers {
             twin: TwinCheck::default(),
             moves: true,
         }
+    }
+
+    /// Solvers for a batch of positions of at most `cards` cards under
+    /// `rules`, one of `threads` alike: variant positions past
+    /// [`LARGE_VARIANT_CARDS`] get a run's tables for them
+    /// ([`LARGE_VARIANT_SHARE`] a thread, or what three quarters of the
+    /// memory available gives each thread, if less), since their searches
+    /// are many times the small tables. (Not for one position: the large
+    /// tables' pages, first touched, cost more than a short search.)
+    pub fn for_positions(rules: Rules, cards: usize, threads: usize) -> Self {
+        let share = crate::engine::available_memory()
+            .map_or(LARGE_VARIANT_SHARE as u64, |a| {
+                usable_share(a) / threads.max(1) as u64
+            })
+            .min(LARGE_VARIANT_SHARE as u64) as usize;
+        if rules == Rules::PLAIN || cards <= LARGE_VARIANT_CARDS || share < 320 << 20 {
+            return Self::new(rules);
+        }
+        // The plain game's tables alone, then the large variant solver: the
+        // small one is never made.
+        let mut solvers = Self::new(Rules::PLAIN);
+        solvers.rules = rules;
+        solvers.variant =
+            Some(VariantSolver::new(rules, share / 4 * 3, share / 4).evicting_by_cost());
+        solvers
     }
 
     /// The same solvers, checking variant verdicts as `twin` says.
@@ -639,6 +679,49 @@ mod tests {
     use super::*;
     use crate::games::tanhinmin::score::c1_off_by_one;
     use crate::random::{chunk_rng, uniform_below};
+
+    /// A batch of positions past [`LARGE_VARIANT_CARDS`] gets a run's
+    /// tables for them (its own table larger and evicting by search cost);
+    /// those give the small tables' verdicts under every rule set (on
+    /// 15x15 deals, so that the test is quick: the layout is chosen by the
+    /// cards the batch says it holds).
+    #[test]
+    fn large_tables_give_the_small_tables_verdicts() {
+        let mut rng = chunk_rng(44, 0);
+        for rules in [
+            Rules {
+                cut: Some(6),
+                back: None,
+            },
+            Rules {
+                cut: None,
+                back: Some(9),
+            },
+            Rules {
+                cut: Some(6),
+                back: Some(9),
+            },
+        ] {
+            let mut large = Solvers::for_positions(rules, LARGE_VARIANT_CARDS + 1, 1);
+            let mut small = Solvers::new(rules);
+            let own = |s: &Solvers| s.variant.as_ref().unwrap().own_memos()[0].bytes();
+            assert!(own(&large) > own(&small), "{rules:?}");
+            let same = Solvers::for_positions(rules, LARGE_VARIANT_CARDS, 1);
+            assert_eq!(own(&same), own(&small), "{rules:?}");
+            for _ in 0..8 {
+                let mut deck: Vec<u32> = (1..=13).flat_map(|r| [r; 4]).collect();
+                for i in (1..deck.len()).rev() {
+                    deck.swap(i, uniform_below(&mut rng, i as u64 + 1) as usize);
+                }
+                let (mut x, mut y) = (deck[..15].to_vec(), deck[15..30].to_vec());
+                x.sort_unstable();
+                y.sort_unstable();
+                let a = small.report(&x, &y, 0, false);
+                let b = large.report(&x, &y, 0, false);
+                assert_eq!(a, b, "{x:?} {y:?} {rules:?}");
+            }
+        }
+    }
 
     /// Random sorted hands of 1 to 6 cards of strengths 1 to 7, and a field.
     fn random_position(rng: &mut impl rand_xoshiro::rand_core::Rng) -> (Vec<u32>, Vec<u32>, u32) {
