@@ -86,6 +86,16 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
             .map_or(name, |&(_, hand)| hand);
         let Some(k) = KNOWN_COLUMNS.iter().position(|&c| c == known) else {
             let recorded: Vec<&str> = RECORDED_COLUMNS.iter().map(|c| c.name).collect();
+            let every = KNOWN_COLUMNS
+                .iter()
+                .chain(&recorded)
+                .chain(&PASSED_OVER_COLUMNS)
+                .chain(HAND_ALIASES.iter().map(|(alias, _)| alias));
+            if let Some(near) = nearest(name, every) {
+                return Err(format!(
+                    "{origin}: column `{name}` is not one a batch file may have; did you mean `{near}`? (the first line names the columns)"
+                ));
+            }
             return Err(format!(
                 "{origin}: column `{name}` is not one of {} (nor one the runner's own tables add: {}, which are compared with what is solved, or {}, which are passed over); the first line names the columns",
                 KNOWN_COLUMNS.join(", "),
@@ -149,6 +159,41 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
         ));
     }
     Ok(rows)
+}
+
+/// The one name of `names` within two edits (letters inserted, removed
+/// or changed) of `name`, ignoring case, if exactly one is nearest: a
+/// misspelt column gets a suggestion instead of the list of every column.
+fn nearest<'a>(name: &str, names: impl Iterator<Item = &'a &'a str>) -> Option<&'a str> {
+    let name = name.to_ascii_lowercase();
+    let mut best: Option<(usize, &str, bool)> = None;
+    for &candidate in names {
+        let d = edit_distance(&name, &candidate.to_ascii_lowercase());
+        best = match best {
+            Some((b, _, _)) if d > b => best,
+            Some((b, c, _)) if d == b => Some((b, c, true)),
+            _ => Some((d, candidate, false)),
+        };
+    }
+    best.filter(|&(d, _, tied)| d <= 2 && !tied)
+        .map(|(_, c, _)| c)
+}
+
+/// The fewest single-letter insertions, removals and changes that turn
+/// `a` into `b` (Levenshtein's distance), by the usual one-row table.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let changed = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = changed.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// A hand written as strengths separated by spaces (or commas, in a
@@ -728,6 +773,21 @@ mod tests {
                 Rules::PLAIN,
                 "column `turn` is not one of",
             ),
+            (
+                "first,secnd\n1,2\n",
+                Rules::PLAIN,
+                "column `secnd` is not one a batch file may have; did you mean `second`?",
+            ),
+            (
+                "first,second,Feild\n1,2,3\n",
+                Rules::PLAIN,
+                "did you mean `field`?",
+            ),
+            (
+                "first,second,variant_winer\n1,2,first\n",
+                Rules::PLAIN,
+                "did you mean `variant_winner`?",
+            ),
             ("first,first,second\n1,2,3\n", Rules::PLAIN, "named twice"),
             (
                 "first,second,first_hand\n1,2,3\n",
@@ -785,6 +845,25 @@ mod tests {
             assert!(e.contains(problem), "{problem:?} in {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    /// The distance counts each kind of edit once, and a name as far from
+    /// two columns gets no suggestion.
+    #[test]
+    fn misspelt_columns_are_matched_to_the_nearest_name() {
+        assert_eq!(edit_distance("field", "field"), 0);
+        assert_eq!(edit_distance("feild", "field"), 2);
+        assert_eq!(edit_distance("secnd", "second"), 1);
+        assert_eq!(edit_distance("", "mu0"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        let names = ["mu0", "mu1", "first"];
+        assert_eq!(
+            nearest("mu2", names.iter()),
+            None,
+            "as near to mu0 as to mu1"
+        );
+        assert_eq!(nearest("FIRST", names.iter()), Some("first"));
+        assert_eq!(nearest("turn", names.iter()), None);
     }
 
     /// Every row's verdict is the one `runner solve` gives it alone, and
