@@ -526,19 +526,22 @@ pub struct Solvers {
     moves: bool,
 }
 
-/// Variant positions of more cards than this (26x26 deals) are solved with
-/// the tables a run gives such deals ([`LARGE_VARIANT_SHARE`]).
-const LARGE_VARIANT_CARDS: usize = 2 * SMALL_VARIANT_CARDS as usize;
+/// A batch of positions of more cards than this (26x26 deals) is solved
+/// with the tables a run gives such deals ([`LARGE_SHARE`]).
+const LARGE_POSITION_CARDS: usize = 2 * SMALL_VARIANT_CARDS as usize;
 
-/// One thread's tables for variant positions past [`LARGE_VARIANT_CARDS`],
-/// laid out as a run lays out its share at 26x26: a quarter for the plain
-/// game (which takes over in positions of 30 to 50 cards, few of which
-/// recur) and the rest for the variant's own table of long keys, which
-/// evicts by search cost. Against 64 MiB and 256 MiB, 20 26x26 8-cut rows
-/// of `results/variant-cut-26/formula_failures.csv` ran 1.3x faster and
-/// 4 11-back rows of `results/variant-back-26/` 1.6x (BENCHMARKS.md,
-/// "`runner solve` with a run's tables at 26x26").
-const LARGE_VARIANT_SHARE: usize = 1 << 30;
+/// One thread's tables for a batch of positions past
+/// [`LARGE_POSITION_CARDS`], laid out as a run lays out its share at
+/// 26x26: a quarter for the plain game (under a variant it takes over in
+/// positions of 30 to 50 cards, few of which recur), and under a variant
+/// the rest for the variant's own table of long keys, which evicts by
+/// search cost. Against the small tables (64 MiB for the plain game, 256
+/// MiB for the variant's), the 107 26x26 8-cut rows of
+/// `results/variant-cut-26/formula_failures.csv` ran 1.23x faster, 4
+/// 11-back rows of `results/variant-back-26/` 1.37x, and 60 random plain
+/// 26x26 deals 1.40x with their winning moves (BENCHMARKS.md, "`runner
+/// solve --batch` with a run's tables at 26x26").
+const LARGE_SHARE: usize = 1 << 30;
 
 impl Solvers {
     /// Solvers for positions under `rules`, with tables for positions of a
@@ -556,28 +559,38 @@ impl Solvers {
     }
 
     /// Solvers for a batch of positions of at most `cards` cards under
-    /// `rules`, one of `threads` alike: variant positions past
-    /// [`LARGE_VARIANT_CARDS`] get a run's tables for them
-    /// ([`LARGE_VARIANT_SHARE`] a thread, or what three quarters of the
+    /// `rules`, one of `threads` alike: positions past
+    /// [`LARGE_POSITION_CARDS`] get a run's tables for them
+    /// ([`LARGE_SHARE`] a thread, or what three quarters of the
     /// memory available gives each thread, if less), since their searches
-    /// are many times the small tables. (Not for one position: the large
+    /// are many times the small tables. (The plain game's table beside a
+    /// variant's, for the plain verdict of each row, stays small.) (Not for one position: the large
     /// tables' pages, first touched, cost more than a short search.)
     pub fn for_positions(rules: Rules, cards: usize, threads: usize) -> Self {
         let share = crate::engine::available_memory()
-            .map_or(LARGE_VARIANT_SHARE as u64, |a| {
+            .map_or(LARGE_SHARE as u64, |a| {
                 usable_share(a) / threads.max(1) as u64
             })
-            .min(LARGE_VARIANT_SHARE as u64) as usize;
-        if rules == Rules::PLAIN || cards <= LARGE_VARIANT_CARDS || share < 320 << 20 {
+            .min(LARGE_SHARE as u64) as usize;
+        if cards <= LARGE_POSITION_CARDS || share < 320 << 20 {
             return Self::new(rules);
         }
-        // The plain game's tables alone, then the large variant solver: the
-        // small one is never made.
-        let mut solvers = Self::new(Rules::PLAIN);
-        solvers.rules = rules;
-        solvers.variant =
-            Some(VariantSolver::new(rules, share / 4 * 3, share / 4).evicting_by_cost());
-        solvers
+        Solvers {
+            rules,
+            plain: Solver::with_order(
+                if rules == Rules::PLAIN {
+                    share / 4
+                } else {
+                    64 << 20
+                },
+                MoveOrder::default(),
+            ),
+            variant: (rules != Rules::PLAIN)
+                .then(|| VariantSolver::new(rules, share / 4 * 3, share / 4).evicting_by_cost()),
+            score: None,
+            twin: TwinCheck::default(),
+            moves: true,
+        }
     }
 
     /// The same solvers, checking variant verdicts as `twin` says.
@@ -680,15 +693,17 @@ mod tests {
     use crate::games::tanhinmin::score::c1_off_by_one;
     use crate::random::{chunk_rng, uniform_below};
 
-    /// A batch of positions past [`LARGE_VARIANT_CARDS`] gets a run's
-    /// tables for them (its own table larger and evicting by search cost);
-    /// those give the small tables' verdicts under every rule set (on
+    /// A batch of positions past [`LARGE_POSITION_CARDS`] gets a run's
+    /// tables for them (the plain game's larger, or the variant's larger
+    /// and evicting by search cost); those give the small tables' reports
+    /// (verdicts, winning moves, checks) under every rule set (on
     /// 15x15 deals, so that the test is quick: the layout is chosen by the
     /// cards the batch says it holds).
     #[test]
     fn large_tables_give_the_small_tables_verdicts() {
         let mut rng = chunk_rng(44, 0);
         for rules in [
+            Rules::PLAIN,
             Rules {
                 cut: Some(6),
                 back: None,
@@ -702,11 +717,14 @@ mod tests {
                 back: Some(9),
             },
         ] {
-            let mut large = Solvers::for_positions(rules, LARGE_VARIANT_CARDS + 1, 1);
+            let mut large = Solvers::for_positions(rules, LARGE_POSITION_CARDS + 1, 1);
             let mut small = Solvers::new(rules);
-            let own = |s: &Solvers| s.variant.as_ref().unwrap().own_memos()[0].bytes();
+            let own = |s: &Solvers| match &s.variant {
+                Some(v) => v.own_memos()[0].bytes(),
+                None => s.plain.private_memo().bytes(),
+            };
             assert!(own(&large) > own(&small), "{rules:?}");
-            let same = Solvers::for_positions(rules, LARGE_VARIANT_CARDS, 1);
+            let same = Solvers::for_positions(rules, LARGE_POSITION_CARDS, 1);
             assert_eq!(own(&same), own(&small), "{rules:?}");
             for _ in 0..8 {
                 let mut deck: Vec<u32> = (1..=13).flat_map(|r| [r; 4]).collect();
