@@ -8,8 +8,6 @@ use crate::export::manifest::Recorded;
 use crate::studies;
 use crate::study::Check;
 use clap::{CommandFactory, Parser};
-use signal_hook::consts::{SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
@@ -174,18 +172,9 @@ fn table(args: &crate::cli::TableArgs) -> i32 {
 /// the finished ones are journalled; outputs being written are finished. A
 /// second signal ends the process at once.
 fn watch_signals(stop: Arc<AtomicBool>, phase: Arc<AtomicU8>) -> std::io::Result<()> {
-    let mut signals = Signals::new([SIGINT, SIGTERM])?;
-    std::thread::spawn(move || {
-        for signal in signals.forever() {
-            let name = if signal == SIGINT {
-                "SIGINT"
-            } else {
-                "SIGTERM"
-            };
-            if stop.swap(true, Ordering::SeqCst) {
-                eprintln!("{name} again: stopping now; finished chunks are in the checkpoint");
-                std::process::exit(exit::INTERRUPTED);
-            }
+    crate::engine::signals::stop_on_signals(
+        stop,
+        move |name| {
             if phase.load(Ordering::SeqCst) == Phase::PREPARING {
                 eprintln!("{name}: stopped before any chunk ran; nothing to resume");
                 std::process::exit(exit::INTERRUPTED);
@@ -193,9 +182,12 @@ fn watch_signals(stop: Arc<AtomicBool>, phase: Arc<AtomicU8>) -> std::io::Result
             eprintln!(
                 "{name}: stopping; the chunks under way are left for --resume (again to stop at once)"
             );
-        }
-    });
-    Ok(())
+        },
+        |name| {
+            eprintln!("{name} again: stopping now; finished chunks are in the checkpoint");
+            std::process::exit(exit::INTERRUPTED);
+        },
+    )
 }
 
 /// Ends the process quietly when what it prints to is closed, as other

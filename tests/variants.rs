@@ -1144,22 +1144,8 @@ fn deals_recorded_before_the_plain_theorem_check_are_not_vouched_for() {
     assert!(said.contains(&expected), "{said}");
 }
 
-/// The three rule sets of the shipped variant configs: 8-cut on the 8
-/// (strength 6), 11-back on the Jack (9), both.
-const RULE_SETS: [Rules; 3] = [
-    Rules {
-        cut: Some(6),
-        back: None,
-    },
-    Rules {
-        cut: None,
-        back: Some(9),
-    },
-    Rules {
-        cut: Some(6),
-        back: Some(9),
-    },
-];
+/// The three rule sets of the shipped variant configs.
+const RULE_SETS: [Rules; 3] = Rules::SHIPPED;
 
 /// The fast solver at the sizes the runs search, against the twin with a
 /// table ([`MemoTwin`]), which shares none of its canonical keys, move

@@ -9,6 +9,7 @@ pub mod journal;
 pub mod memo_file;
 pub mod progress;
 pub mod recheck;
+pub mod signals;
 
 use journal::{Finished, Journal};
 use progress::Progress;

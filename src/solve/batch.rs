@@ -297,11 +297,7 @@ fn solve_rows(
     let nothing_done = rows.iter().map(|_| None).collect();
     let how = How {
         rules,
-        largest_cards: rows
-            .iter()
-            .map(|r| r.first.len() + r.second.len())
-            .max()
-            .unwrap_or(0),
+        largest_cards: largest_cards(rows),
         threads: rayon::current_num_threads(),
         score,
         twin,
@@ -324,6 +320,14 @@ struct How {
     score: bool,
     twin: TwinCheck,
     moves: bool,
+}
+
+/// The most cards a row holds.
+fn largest_cards(rows: &[Row]) -> usize {
+    rows.iter()
+        .map(|r| r.first.len() + r.second.len())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Solves the rows not `done` (by index), in parallel, handing each report
@@ -454,29 +458,23 @@ fn open_checkpoint(
 /// rows finished are in the checkpoint; a second signal ends the process
 /// at once (a torn last record is dropped on resume).
 fn stop_on_signals(stop: Arc<AtomicBool>, checkpoint: PathBuf) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
-    std::thread::spawn(move || {
-        for signal in signals.forever() {
-            let name = if signal == SIGINT {
-                "SIGINT"
-            } else {
-                "SIGTERM"
-            };
-            if stop.swap(true, Ordering::SeqCst) {
-                eprintln!(
-                    "{name} again: stopping now; the rows finished are in {}, for --resume",
-                    checkpoint.display()
-                );
-                std::process::exit(exit::INTERRUPTED);
-            }
+    let named = checkpoint.clone();
+    crate::engine::signals::stop_on_signals(
+        stop,
+        move |name| {
             eprintln!(
                 "{name}: no new row starts; the rows under way finish into {} (again to stop at once)",
+                named.display()
+            );
+        },
+        move |name| {
+            eprintln!(
+                "{name} again: stopping now; the rows finished are in {}, for --resume",
                 checkpoint.display()
             );
-        }
-    });
-    Ok(())
+            std::process::exit(exit::INTERRUPTED);
+        },
+    )
 }
 
 /// `runner solve --batch`: reads and checks the whole file, then solves;
@@ -534,11 +532,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     };
     let how = How {
         rules,
-        largest_cards: rows
-            .iter()
-            .map(|r| r.first.len() + r.second.len())
-            .max()
-            .unwrap_or(0),
+        largest_cards: largest_cards(&rows),
         threads,
         score: args.score,
         twin,

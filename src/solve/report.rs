@@ -560,8 +560,8 @@ impl Solvers {
 
     /// Solvers for a batch of positions of at most `cards` cards under
     /// `rules`, one of `threads` alike: positions past
-    /// [`LARGE_POSITION_CARDS`] get a run's tables for them
-    /// ([`LARGE_SHARE`] a thread, or what three quarters of the
+    /// `LARGE_POSITION_CARDS` get a run's tables for them
+    /// (`LARGE_SHARE` a thread, or what three quarters of the
     /// memory available gives each thread, if less), since their searches
     /// are many times the small tables. (The plain game's table beside a
     /// variant's, for the plain verdict of each row, stays small.) (Not for one position: the large
@@ -702,21 +702,7 @@ mod tests {
     #[test]
     fn large_tables_give_the_small_tables_verdicts() {
         let mut rng = chunk_rng(44, 0);
-        for rules in [
-            Rules::PLAIN,
-            Rules {
-                cut: Some(6),
-                back: None,
-            },
-            Rules {
-                cut: None,
-                back: Some(9),
-            },
-            Rules {
-                cut: Some(6),
-                back: Some(9),
-            },
-        ] {
+        for rules in std::iter::once(Rules::PLAIN).chain(Rules::SHIPPED) {
             let mut large = Solvers::for_positions(rules, LARGE_POSITION_CARDS + 1, 1);
             let mut small = Solvers::new(rules);
             let own = |s: &Solvers| match &s.variant {

@@ -19,6 +19,23 @@ impl Rules {
         back: None,
     };
 
+    /// The rule sets of the shipped variant configs: 8-cut on the 8
+    /// (strength 6), 11-back on the Jack (9), both.
+    pub const SHIPPED: [Rules; 3] = [
+        Rules {
+            cut: Some(6),
+            back: None,
+        },
+        Rules {
+            cut: None,
+            back: Some(9),
+        },
+        Rules {
+            cut: Some(6),
+            back: Some(9),
+        },
+    ];
+
     /// A short name for tables and pictures: "plain", "8-cut", "11-back",
     /// "8-cut + 11-back" (the names of the card games, whatever the
     /// strengths).
