@@ -341,7 +341,7 @@ pub struct SolveArgs {
     /// Solve every position of a CSV file instead: a header naming the columns first and second (hands as strengths separated by spaces, e.g. "1 1 3 4"), and optionally field and reversed (true or false), then one position a row. Writes one CSV row a position, in order, with the verdicts and checks; exit 1 if any check fails. Columns the runner's tables record (variant_winner, minimax_first_wins, score, ...) are solved again and compared, exit 1 if any differs: a committed table is a regression check as it stands. --cut, --back and --score apply to every row.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["first", "second", "field", "reversed", "line", "json"])]
     pub batch: Option<PathBuf>,
-    /// With --batch: write the CSV to FILE (whole, by a rename) instead of stdout.
+    /// With --batch: write the CSV to FILE (whole, by a rename) instead of stdout, journalling each finished row in FILE.checkpoint.jsonl until then, so that a stopped batch (Ctrl-C, SIGTERM) keeps them for --resume.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// With --batch: worker threads [default: all cores]. The rows are the same for any count.
