@@ -342,30 +342,41 @@ fn solve_rest(
     stop: &AtomicBool,
 ) -> anyhow::Result<Option<Vec<SolveReport>>> {
     let rest: Vec<usize> = (0..rows.len()).filter(|&i| done[i].is_none()).collect();
+    // One rayon job a row: rows of one batch can differ a thousandfold
+    // (a 26x26 11-back row of 30 minutes among rows of seconds), and rows
+    // queued in a job behind a long one cannot be taken by an idle thread
+    // (the 11-back 26x26 table ran its last 8 rows on one thread). The
+    // solvers, whose memos carry from row to row, are parked between
+    // rows rather than made per job: at most one a thread is ever made.
+    let parked: Mutex<Vec<Solvers>> = Mutex::new(Vec::new());
     let solved: Vec<Option<(usize, SolveReport)>> = rest
         .par_iter()
-        .map_init(
-            || {
+        .with_max_len(1)
+        .map(|&i| {
+            if stop.load(Ordering::SeqCst) {
+                return Ok(None);
+            }
+            let parked_one = parked.lock().expect("no thread panics holding it").pop();
+            let mut solvers = parked_one.unwrap_or_else(|| {
                 Solvers::for_positions(how.rules, how.largest_cards, how.threads)
                     .checking(how.twin)
                     .with_moves(how.moves)
-            },
-            |solvers, &i| {
-                if stop.load(Ordering::SeqCst) {
-                    return Ok(None);
-                }
-                let row = &rows[i];
-                let under_way = progress.begin(row.line);
-                let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
-                if how.score {
-                    r.card_count = Some(solvers.card_count(&r.first, &r.second, r.field));
-                }
-                drop(under_way);
-                record(i, &r)?;
-                progress.add(1);
-                Ok(Some((i, r)))
-            },
-        )
+            });
+            let row = &rows[i];
+            let under_way = progress.begin(row.line);
+            let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
+            if how.score {
+                r.card_count = Some(solvers.card_count(&r.first, &r.second, r.field));
+            }
+            drop(under_way);
+            parked
+                .lock()
+                .expect("no thread panics holding it")
+                .push(solvers);
+            record(i, &r)?;
+            progress.add(1);
+            Ok(Some((i, r)))
+        })
         .collect::<anyhow::Result<_>>()?;
     if stop.load(Ordering::SeqCst) {
         return Ok(None);
