@@ -744,6 +744,72 @@ fn solve_batch_resumes_from_the_rows_it_finished() {
     assert!(stderr(&o).contains("only with --batch"), "{}", stderr(&o));
 }
 
+/// Two batches given one `--out` would both append to its checkpoint: the
+/// second is refused while the first writes it, with or without
+/// `--resume`, and the first is left to finish.
+#[test]
+fn a_second_batch_on_one_checkpoint_is_refused() {
+    let dir = scratch("batch-lock");
+    let table =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("results/variant-cut-26/formula_failures.csv");
+    let rows: Vec<String> = std::fs::read_to_string(table)
+        .unwrap()
+        .lines()
+        .take(30)
+        .map(String::from)
+        .collect();
+    let file = dir.join("slow.csv");
+    std::fs::write(&file, rows.join("\n") + "\n").unwrap();
+    let out = dir.join("table.csv").display().to_string();
+    let checkpoint = format!("{out}.checkpoint.jsonl");
+    let args = |resume: bool| {
+        let mut a = vec![
+            "solve".to_string(),
+            "--batch".into(),
+            file.display().to_string(),
+            "--cut".into(),
+            "6".into(),
+            "--verdicts-only".into(),
+            "--out".into(),
+            out.clone(),
+            "-q".into(),
+            "-j".into(),
+            "1".into(),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a
+    };
+    let _first = Running::start(
+        runner()
+            .args(args(false))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+    );
+    let started = std::time::Instant::now();
+    // Once a row is in it, the first batch surely holds its lock.
+    let rows_in =
+        || std::fs::read_to_string(&checkpoint).map_or(0, |t| t.lines().count().saturating_sub(1));
+    while rows_in() == 0 {
+        assert!(started.elapsed().as_secs() < 60, "no row was checkpointed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for resume in [true, false] {
+        let o = run(&args(resume));
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("another batch is writing this checkpoint"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(
+        Path::new(&checkpoint).exists(),
+        "the first batch's checkpoint is left alone"
+    );
+}
+
 #[test]
 fn solve_batch_catches_what_a_broken_claim_recorded() {
     let dir = scratch("batch-broken-claim");

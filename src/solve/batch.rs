@@ -424,7 +424,16 @@ fn open_checkpoint(
     fingerprint: &str,
     resume: bool,
     rows: &[Row],
-) -> anyhow::Result<(Journal<SolveReport>, Vec<Option<SolveReport>>)> {
+) -> anyhow::Result<(
+    Journal<SolveReport>,
+    Vec<Option<SolveReport>>,
+    std::fs::File,
+)> {
+    crate::error::refuse_unless_file_or_absent(
+        path,
+        crate::error::Role::Written("the checkpoint"),
+    )?;
+    let held = lock_if_there(path)?;
     if !resume && path.exists() {
         return Err(crate::error::refuse(format!(
             "{}: a stopped batch's checkpoint is there; add --resume to carry on from its rows, or remove it to start over",
@@ -462,7 +471,30 @@ fn open_checkpoint(
         done[i as usize] = Some(report);
         Ok(())
     })?;
-    Ok((journal, done))
+    let lock = match held {
+        Some(lock) => lock,
+        None => lock_if_there(path)?.expect("the journal made it"),
+    };
+    Ok((journal, done, lock))
+}
+
+/// Makes this process the only batch writing the checkpoint at `path`, if
+/// there is one, until the returned handle is dropped (the kernel releases
+/// it however the process ends), or refuses if another batch holds it: two
+/// batches given one `--out` would both append to it. An advisory `flock`,
+/// as a run's output directory has; where the filesystem refuses locks, the
+/// batch goes ahead (the checksummed lines still catch a mixed record).
+fn lock_if_there(path: &Path) -> anyhow::Result<Option<std::fs::File>> {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(None);
+    };
+    match file.try_lock() {
+        Ok(()) | Err(std::fs::TryLockError::Error(_)) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(crate::error::refuse(format!(
+            "{}: another batch is writing this checkpoint; wait for it to finish (or stop it with Ctrl-C), or give another --out",
+            path.display()
+        ))),
+    }
 }
 
 /// Sets `stop` on SIGINT or SIGTERM: no row starts after it, and the
@@ -556,7 +588,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
             let path = checkpoint_path(out);
             let named = fingerprint(&text, how, args.check_positions);
             match open_checkpoint(&path, &named, args.resume, &rows) {
-                Ok((journal, done)) => Some((path, journal, done)),
+                Ok((journal, done, lock)) => Some((path, journal, done, lock)),
                 Err(e) => {
                     eprintln!("error: {e:#}");
                     return exit::of_error(&e);
@@ -582,8 +614,11 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         }
     };
     let stop = Arc::new(AtomicBool::new(false));
+    // Held until the process ends: no other batch writes this checkpoint.
+    let mut _lock = None;
     let (journal, done, read_back) = match checkpoint {
-        Some((path, journal, done)) => {
+        Some((path, journal, done, lock)) => {
+            _lock = Some(lock);
             if let Err(e) = stop_on_signals(stop.clone(), path) {
                 eprintln!("error: cannot install signal handlers: {e}");
                 return exit::RUNTIME;
