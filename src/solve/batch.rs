@@ -395,7 +395,7 @@ fn solve_rest(
 
 /// Where a batch writing its table to `out` keeps the rows it has
 /// finished, until the table is written.
-pub fn checkpoint_path(out: &Path) -> PathBuf {
+fn checkpoint_path(out: &Path) -> PathBuf {
     let mut name = out.as_os_str().to_owned();
     name.push(".checkpoint.jsonl");
     PathBuf::from(name)
@@ -473,7 +473,12 @@ fn open_checkpoint(
     })?;
     let lock = match held {
         Some(lock) => lock,
-        None => lock_if_there(path)?.expect("the journal made it"),
+        None => lock_if_there(path)?.ok_or_else(|| {
+            crate::error::refuse(format!(
+                "{}: the checkpoint was removed as the batch opened it; is another program writing there?",
+                path.display()
+            ))
+        })?,
     };
     Ok((journal, done, lock))
 }
