@@ -735,6 +735,15 @@ fn solve_batch_resumes_from_the_rows_it_finished() {
     );
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
     assert!(!Path::new(&checkpoint).exists());
+    // With no checkpoint left, --resume says it starts from the beginning.
+    let o = stopped(&["--resume"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no checkpoint here") && stderr(&o).contains(&checkpoint),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
     // --resume needs a table file to keep a checkpoint beside.
     let o = run(&["solve", "--batch", &batch, "--resume"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -124,6 +124,14 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                 "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
                 path.display()
             );
+        } else if resume && !exists {
+            // Said, not silent: a mistyped output path or a checkpoint
+            // already removed by a finished run would otherwise redo
+            // everything without a word.
+            eprintln!(
+                "note: {}: no checkpoint here, so --resume has nothing to carry on from; starting from the beginning",
+                path.display()
+            );
         }
         let mut file = OpenOptions::new()
             .create(true)
