@@ -176,6 +176,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let mut journal =
         Journal::<S::Counts>::open(&out.join(CHECKPOINT_FILE), &run_name, ctx.resume)?;
     read_kept_memo(&study, &out.join(MEMO_FILE), &run_name, ctx)?;
+    journal.note_if_nothing_to_resume();
     let opts = engine::RunOptions {
         threads: ctx.threads,
         progress: ctx.progress,

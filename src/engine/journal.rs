@@ -83,6 +83,8 @@ pub struct Journal<C> {
     recorded: HashSet<u64>,
     /// Rechecks passed since the journal was read back.
     rechecks_since: Vec<RecheckPassed>,
+    /// Asked to resume, it found no journal at its path.
+    nothing_to_resume: bool,
 }
 
 /// The finished chunks a journal held when it was read, checked line by
@@ -124,14 +126,6 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                 "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
                 path.display()
             );
-        } else if resume && !exists {
-            // Said, not silent: a mistyped output path or a checkpoint
-            // already removed by a finished run would otherwise redo
-            // everything without a word.
-            eprintln!(
-                "note: {}: no checkpoint here, so --resume has nothing to carry on from; starting from the beginning",
-                path.display()
-            );
         }
         let mut file = OpenOptions::new()
             .create(true)
@@ -155,6 +149,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             file,
             recorded: restored.iter().copied().collect(),
             rechecks_since: Vec::new(),
+            nothing_to_resume: resume && !exists && !torn_header,
             finished: Finished {
                 path: path.to_path_buf(),
                 chunks: restored,
@@ -163,6 +158,19 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                 _counts: PhantomData,
             },
         })
+    }
+
+    /// Says in a note when a resume found no journal, so that a mistyped
+    /// output path, or a journal a finished run already removed, does not
+    /// redo everything without a word. For the caller to print once every
+    /// refusal of its own has passed: a refusal is its one line.
+    pub fn note_if_nothing_to_resume(&self) {
+        if self.nothing_to_resume {
+            eprintln!(
+                "note: {}: no checkpoint here, so --resume has nothing to carry on from; starting from the beginning",
+                self.finished.path.display()
+            );
+        }
     }
 
     /// Reads the journal at `path` of the run named by `fingerprint`, read

@@ -8,6 +8,8 @@
 //! nothing, and one of them in a table kept across deals would be a wrong
 //! answer later. The caller learns that the search gave up and throws its
 //! answer away (the engine abandons the chunk, which a resume does again).
+//! A search can also be given a budget of positions ([`StopPoll::within`]),
+//! after which it gives up the same way.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,12 +18,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// of a variant search.
 pub const POSITIONS_PER_POLL: u32 = 1 << 16;
 
-/// A search's view of its run's stop request.
+/// A search's view of its run's stop request, and of its own budget.
 #[derive(Debug)]
 pub struct StopPoll {
     stop: Option<Arc<AtomicBool>>,
     since: u32,
     every: u32,
+    /// Looks left before the budget is spent, over every search of this
+    /// poll; `u64::MAX` is no budget.
+    looks_left: u64,
     gave_up: bool,
 }
 
@@ -38,7 +43,19 @@ impl StopPoll {
             stop: None,
             since: 0,
             every: POSITIONS_PER_POLL,
+            looks_left: u64::MAX,
             gave_up: false,
+        }
+    }
+
+    /// Searches that give up once they have searched about `positions`
+    /// positions between them (counted in looks of
+    /// [`POSITIONS_PER_POLL`]): for trying a cheap setting first, such as
+    /// small tables, and doing the search again otherwise.
+    pub fn within(positions: u64) -> Self {
+        StopPoll {
+            looks_left: positions.div_ceil(u64::from(POSITIONS_PER_POLL)).max(1),
+            ..StopPoll::never()
         }
     }
 
@@ -54,12 +71,13 @@ impl StopPoll {
 
     /// Can this search give up?
     pub fn can_give_up(&self) -> bool {
-        self.stop.is_some()
+        self.stop.is_some() || self.looks_left != u64::MAX
     }
 
-    /// A new search starts: it has not given up.
+    /// A new search starts: it has not given up, unless the budget is
+    /// spent.
     pub fn start(&mut self) {
-        self.gave_up = false;
+        self.gave_up = self.looks_left == 0;
     }
 
     /// One more position searched; every [`Self::on`]'s `every` positions,
@@ -69,10 +87,14 @@ impl StopPoll {
         self.since += 1;
         if self.since >= self.every {
             self.since = 0;
-            self.gave_up |= self
-                .stop
-                .as_deref()
-                .is_some_and(|s| s.load(Ordering::Relaxed));
+            if self.looks_left != u64::MAX {
+                self.looks_left = self.looks_left.saturating_sub(1);
+            }
+            self.gave_up |= self.looks_left == 0
+                || self
+                    .stop
+                    .as_deref()
+                    .is_some_and(|s| s.load(Ordering::Relaxed));
         }
     }
 
@@ -107,5 +129,26 @@ mod tests {
             never.tick();
         }
         assert!(!never.gave_up() && !never.can_give_up());
+    }
+
+    /// A budget spans searches: spent in one, the next gives up at once.
+    #[test]
+    fn a_budget_gives_up_after_its_positions_over_all_searches() {
+        let mut poll = StopPoll::within(2 * u64::from(POSITIONS_PER_POLL));
+        assert!(poll.can_give_up());
+        poll.start();
+        for _ in 0..POSITIONS_PER_POLL {
+            poll.tick();
+        }
+        assert!(!poll.gave_up());
+        poll.start();
+        for _ in 0..POSITIONS_PER_POLL - 1 {
+            poll.tick();
+        }
+        assert!(!poll.gave_up());
+        poll.tick();
+        assert!(poll.gave_up());
+        poll.start();
+        assert!(poll.gave_up(), "the budget is spent for every later search");
     }
 }

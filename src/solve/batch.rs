@@ -480,6 +480,7 @@ fn open_checkpoint(
             ))
         })?,
     };
+    journal.note_if_nothing_to_resume();
     Ok((journal, done, lock))
 }
 

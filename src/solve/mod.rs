@@ -10,7 +10,7 @@ mod report;
 pub use report::{
     COLUMNS, CardCountReport, FLAGS, LineReport, LineStep, Names, SolveReport, Solvers, TwinCheck,
     VariantReport, card_count, check, check_rule_flags, check_rules, line_report, report,
-    report_under,
+    report_one, report_under,
 };
 
 use crate::cli::SolveArgs;
@@ -70,13 +70,16 @@ pub fn main(args: &SolveArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    // One position keeps the small tables: a 1 GiB table's pages, first
-    // touched, cost more than a short search (26x26 8-cut deals of 0.2 to
-    // 2 s took 1.2x to 2x as long with them).
-    let mut solvers = Solvers::new(rules)
+    let solvers = Solvers::new(rules)
         .checking(twin)
         .with_moves(!args.verdicts_only);
-    let mut r = solvers.report(&args.first, &args.second, args.field, args.reversed);
+    let mut r = report_one(
+        solvers,
+        &args.first,
+        &args.second,
+        args.field,
+        args.reversed,
+    );
     if args.score {
         r.card_count = Some(card_count(&r.first, &r.second, r.field));
     }

@@ -510,8 +510,69 @@ pub fn report_under(
     rules: Rules,
     reversed: bool,
 ) -> SolveReport {
-    Solvers::new(rules).report(first, second, field, reversed)
+    report_one(Solvers::new(rules), first, second, field, reversed)
 }
+
+/// Solves one position with `solvers` as [`Solvers::new`] made them (their
+/// twin check and moves set as wanted). A variant position past
+/// [`LARGE_POSITION_CARDS`] is tried on those small tables within
+/// [`SMALL_TABLES_POSITIONS`] first, and carried on with a batch's large
+/// tables ([`Solvers::for_positions`]), from the verdicts the small ones
+/// hold, if that was not enough: most 26x26 positions take a second,
+/// which a large table's first-touched pages would make up to 1.6x slower, while some take minutes to hours, which
+/// the large tables make up to 1.9x faster (BENCHMARKS.md, "One position
+/// carried on to large tables").
+pub fn report_one(
+    solvers: Solvers,
+    first: &[u32],
+    second: &[u32],
+    field: u32,
+    reversed: bool,
+) -> SolveReport {
+    report_within(
+        solvers,
+        SMALL_TABLES_POSITIONS,
+        (first, second, field, reversed),
+    )
+    .0
+}
+
+/// [`report_one`] with the small tables' budget given; also says, when the
+/// position was carried on to the large tables, how many verdicts they
+/// took from the small ones.
+fn report_within(
+    solvers: Solvers,
+    small_tables_positions: u64,
+    (first, second, field, reversed): (&[u32], &[u32], u32, bool),
+) -> (SolveReport, Option<usize>) {
+    let cards = first.len() + second.len();
+    if solvers.variant.is_none() || cards <= LARGE_POSITION_CARDS {
+        let mut solvers = solvers;
+        return (solvers.report(first, second, field, reversed), None);
+    }
+    let (rules, twin, moves) = (solvers.rules, solvers.twin, solvers.moves);
+    let mut small = solvers.within_positions(small_tables_positions);
+    if let Some(r) = small.try_report(first, second, field, reversed) {
+        return (r, None);
+    }
+    let mut large = Solvers::for_positions(rules, cards, 1)
+        .checking(twin)
+        .with_moves(moves);
+    // The search carries on from what it proved: a position just past the
+    // budget costs little more than on the small tables alone.
+    let mut carried = 0;
+    if let (Some(into), Some(from)) = (&large.variant, &small.variant) {
+        into.take_verdicts_of(from);
+        carried = into.own_memos().iter().map(|m| m.len()).sum();
+    }
+    drop(small);
+    (large.report(first, second, field, reversed), Some(carried))
+}
+
+/// The positions a variant search of one position gets on the small tables
+/// before it is done again on large ones (see [`report_one`]): about a
+/// second or two of search.
+const SMALL_TABLES_POSITIONS: u64 = 8_000_000;
 
 /// The solvers of one thread, kept from position to position: their memos
 /// hold verdicts of positions under these rules, whatever position asked,
@@ -564,8 +625,8 @@ impl Solvers {
     /// (`LARGE_SHARE` a thread, or what three quarters of the
     /// memory available gives each thread, if less), since their searches
     /// are many times the small tables. (The plain game's table beside a
-    /// variant's, for the plain verdict of each row, stays small.) (Not for one position: the large
-    /// tables' pages, first touched, cost more than a short search.)
+    /// variant's, for the plain verdict of each row, stays small.) One
+    /// position starts on the small tables instead (see [`report_one`]).
     pub fn for_positions(rules: Rules, cards: usize, threads: usize) -> Self {
         let share = crate::engine::available_memory()
             .map_or(LARGE_SHARE as u64, |a| {
@@ -606,6 +667,16 @@ impl Solvers {
         Solvers { moves, ..self }
     }
 
+    /// The same solvers, whose variant search gives up once it has
+    /// searched about `positions` positions: they answer through
+    /// [`Self::try_report`] only.
+    fn within_positions(self, positions: u64) -> Self {
+        Solvers {
+            variant: self.variant.map(|v| v.within_positions(positions)),
+            ..self
+        }
+    }
+
     /// The card-count value of a plain position (see [`card_count`]); the
     /// solvers are made on first use.
     pub fn card_count(&mut self, x: &[u32], y: &[u32], field: u32) -> CardCountReport {
@@ -623,6 +694,19 @@ impl Solvers {
         field: u32,
         reversed: bool,
     ) -> SolveReport {
+        self.try_report(first, second, field, reversed)
+            .expect("solvers without a budget never give up")
+    }
+
+    /// As [`Self::report`], or `None` when the variant search gave up
+    /// (see [`Self::within_positions`]); then nothing else was solved.
+    fn try_report(
+        &mut self,
+        first: &[u32],
+        second: &[u32],
+        field: u32,
+        reversed: bool,
+    ) -> Option<SolveReport> {
         let rules = self.rules;
         let mut x = first.to_vec();
         let mut y = second.to_vec();
@@ -630,20 +714,25 @@ impl Solvers {
         y.sort_unstable();
         let pos = position_of(&x, &y, field);
         let (mu0, mu1) = formula::mu_pair_sorted(&x, &y, field);
+        // The variant's search first: if it gives up, nothing else has
+        // been spent.
+        let searched = match &mut self.variant {
+            None => None,
+            Some(s) => Some(if self.moves {
+                let moves = s.try_winning_moves_in(&pos, reversed)?;
+                (!moves.is_empty(), Some(moves))
+            } else {
+                (s.try_mover_wins_in(&pos, reversed)?, None)
+            }),
+        };
         let plain = (!reversed).then(|| self.plain.mover_wins(&pos));
-        let (minimax, moves, variant) = match &mut self.variant {
+        let (minimax, moves, variant) = match searched {
             None => {
                 let win = plain.expect("the plain game is never reversed");
                 let moves = self.moves.then(|| self.plain.winning_moves(&pos));
                 (win, moves, None)
             }
-            Some(s) => {
-                let (verdict, moves) = if self.moves {
-                    let moves = s.winning_moves_in(&pos, reversed);
-                    (!moves.is_empty(), Some(moves))
-                } else {
-                    (s.mover_wins_in(&pos, reversed), None)
-                };
+            Some((verdict, moves)) => {
                 let twin = self.twin.verdict(&x, &y, field, reversed, rules);
                 let report = VariantReport {
                     rules: rules.name().to_string(),
@@ -670,7 +759,7 @@ impl Solvers {
         };
         let proof_move =
             (rules == Rules::PLAIN && mu0 > mu1).then(|| proof_move(&x, &y, field).to_string());
-        SolveReport {
+        Some(SolveReport {
             first: x,
             second: y,
             field,
@@ -683,7 +772,7 @@ impl Solvers {
             variant,
             card_count: None,
             line: None,
-        }
+        })
     }
 }
 
@@ -724,6 +813,43 @@ mod tests {
                 let b = large.report(&x, &y, 0, false);
                 assert_eq!(a, b, "{x:?} {y:?} {rules:?}");
             }
+        }
+    }
+
+    /// One variant position past [`LARGE_POSITION_CARDS`] is tried on the
+    /// small tables within a budget, and carried on to the large ones, with
+    /// the verdicts proved so far, when the budget runs out: the report is
+    /// the one the small tables give without a budget, verdict and winning
+    /// moves alike. (A budget of one look gives up after 65,536 positions,
+    /// which most 22x21 deals need more than; with the winning moves, it
+    /// is spent over the moves' searches.)
+    #[test]
+    fn one_large_position_carried_on_to_large_tables_gives_the_same_report() {
+        let mut rng = chunk_rng(45, 0);
+        let cases = Rules::SHIPPED
+            .iter()
+            .map(|&rules| (rules, false))
+            .chain([(Rules::SHIPPED[1], true)]);
+        for (rules, moves) in cases {
+            let solvers = || Solvers::new(rules).with_moves(moves);
+            let mut carried_once = false;
+            for _ in 0..6 {
+                let mut deck: Vec<u32> = (1..=13).flat_map(|r| [r; 4]).collect();
+                for i in (1..deck.len()).rev() {
+                    deck.swap(i, uniform_below(&mut rng, i as u64 + 1) as usize);
+                }
+                let (x, y) = (&deck[..22], &deck[22..43]);
+                let alone = solvers().report(x, y, 0, false);
+                let (r, carried) = report_within(solvers(), 1, (x, y, 0, false));
+                assert_eq!(r, alone, "{x:?} {y:?} {rules:?}");
+                let Some(n) = carried else { continue };
+                assert!(n > 1000, "{n} verdicts carried");
+                let (r, carried) = report_within(solvers(), u64::MAX, (x, y, 0, false));
+                assert_eq!((r, carried), (alone, None), "{x:?} {y:?} {rules:?}");
+                carried_once = true;
+                break;
+            }
+            assert!(carried_once, "{rules:?}: no deal outgrew the budget");
         }
     }
 

@@ -531,6 +531,18 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         Ok(count)
     }
 
+    /// Offers every entry to `into` (see `offer`), a table of the same
+    /// keys: a search that outgrew this table carries on in a larger one
+    /// with what it proved here.
+    pub fn offer_entries_to(&self, into: &Self) {
+        for slot in self.entry_slots() {
+            let e = slot.load();
+            if e != 0 {
+                into.offer(e);
+            }
+        }
+    }
+
     /// Stores an entry read back from a file where it costs nothing known:
     /// in an empty slot or over its own key, else over the entry with the
     /// fewest cards if that has fewer than it. Unlike [`Self::insert`],

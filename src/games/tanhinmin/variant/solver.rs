@@ -125,6 +125,17 @@ impl VariantSolver {
         }
     }
 
+    /// The same solver, giving up its searches once they have searched
+    /// about `positions` positions between them (see
+    /// [`StopPoll::within`]): it then answers through the `try_` methods
+    /// only.
+    pub fn within_positions(self, positions: u64) -> Self {
+        VariantSolver {
+            stop: StopPoll::within(positions),
+            ..self
+        }
+    }
+
     /// A solver over `shared` (which must hold keys of these rules only),
     /// with a private memo of `local_bytes` for keys too long for it and
     /// one of `plain_bytes` for the plain game's positions.
@@ -159,6 +170,16 @@ impl VariantSolver {
     /// into its own kind.
     pub fn own_memos(&self) -> [&PrivateMemo; 2] {
         [self.memo.own(), self.plain.private_memo()]
+    }
+
+    /// Offers every verdict in `from`'s [`Self::own_memos`] to this
+    /// solver's, which must play the same rules: a position that outgrew
+    /// `from`'s tables carries on in these with what it proved there.
+    pub fn take_verdicts_of(&self, from: &VariantSolver) {
+        assert_eq!(self.rules, from.rules, "verdicts of other rules");
+        for (into, from) in self.own_memos().into_iter().zip(from.own_memos()) {
+            from.offer_entries_to(into);
+        }
     }
 
     /// Empties each of [`Self::own_memos`] that has turned over (see
@@ -239,6 +260,17 @@ impl VariantSolver {
     /// in [`variant_moves`] order: each child solved by this solver. For a
     /// solver without a stop token.
     pub fn winning_moves_in(&mut self, p: &Position, reversed: bool) -> Vec<Move> {
+        assert!(
+            !self.stop.can_give_up(),
+            "a solver that can give up answers through try_winning_moves_in"
+        );
+        self.try_winning_moves_in(p, reversed)
+            .expect("a search without a stop token never gives up")
+    }
+
+    /// As [`Self::winning_moves_in`], or `None` when the solver gave up
+    /// (a stop, or its budget spent) before every move was solved.
+    pub fn try_winning_moves_in(&mut self, p: &Position, reversed: bool) -> Option<Vec<Move>> {
         let x: Vec<u32> = (0..p.ranks)
             .flat_map(|i| std::iter::repeat_n(i as u32 + 1, usize::from(p.mover[i])))
             .collect();
@@ -251,7 +283,7 @@ impl VariantSolver {
                     rest.mover[i] -= 1;
                     let (again, field, order) = self.after_play(i, reversed);
                     if again {
-                        self.mover_wins_in(&Position { field, ..rest }, order)
+                        self.try_mover_wins_in(&Position { field, ..rest }, order)?
                     } else {
                         let reply = Position {
                             mover: p.other,
@@ -259,7 +291,7 @@ impl VariantSolver {
                             field,
                             ranks: p.ranks,
                         };
-                        !self.mover_wins_in(&reply, order)
+                        !self.try_mover_wins_in(&reply, order)?
                     }
                 }
                 Move::Pass => {
@@ -269,14 +301,14 @@ impl VariantSolver {
                         field: 0,
                         ranks: p.ranks,
                     };
-                    !self.mover_wins_in(&reply, false)
+                    !self.try_mover_wins_in(&reply, false)?
                 }
             };
             if won {
                 wins.push(m);
             }
         }
-        wins
+        Some(wins)
     }
 
     /// As [`Self::mover_wins`], or `None` when a stop was requested before
@@ -286,7 +318,8 @@ impl VariantSolver {
         self.try_mover_wins_in(p, false)
     }
 
-    fn try_mover_wins_in(&mut self, p: &Position, reversed: bool) -> Option<bool> {
+    /// As [`Self::try_mover_wins`], with the order reversed if `reversed`.
+    pub fn try_mover_wins_in(&mut self, p: &Position, reversed: bool) -> Option<bool> {
         assert!(
             !reversed || p.field > 0,
             "a reversed order needs a field card"
@@ -805,6 +838,7 @@ impl VariantSolver {
 mod tests {
     use super::*;
     use crate::games::tanhinmin::moves::hand_after;
+    use crate::games::tanhinmin::variant::plain_variant_wins;
     use crate::random::{chunk_rng, uniform_below};
 
     /// The key the child of a move builds for itself, the child made from
@@ -917,5 +951,46 @@ mod tests {
             );
         }
         assert!(checked > 10_000, "only {checked} keys checked");
+    }
+
+    /// Verdicts taken from another solver's tables (into tables of another
+    /// size and eviction, as a position carried on to a batch's tables
+    /// has) answer each position as the solver that proved them did,
+    /// without a search. Checked against the variant's plain recursion, so
+    /// a verdict carried wrong (its bit flipped, say) fails here.
+    #[test]
+    fn verdicts_taken_from_another_solver_answer_as_it_proved_them() {
+        let mut rng = chunk_rng(46, 0);
+        for rules in Rules::SHIPPED {
+            let mut from = VariantSolver::new(rules, 1 << 20, 1 << 20);
+            let mut positions = Vec::new();
+            while positions.len() < 200 {
+                let hand = |rng: &mut _| {
+                    let n = 4 + uniform_below(rng, 3);
+                    let mut h: Vec<u32> =
+                        (0..n).map(|_| 1 + uniform_below(rng, 13) as u32).collect();
+                    h.sort();
+                    h
+                };
+                let (x, y) = (hand(&mut rng), hand(&mut rng));
+                let p = Position::from_cards(&x, &y, 0);
+                let win = from.mover_wins(&p);
+                assert_eq!(win, plain_variant_wins(&x, &y, 0, false, rules));
+                positions.push((p, win));
+            }
+            let into = VariantSolver::new(rules, 1 << 24, 1 << 22).evicting_by_cost();
+            into.take_verdicts_of(&from);
+            let mut into = into;
+            for (p, win) in &positions {
+                assert_eq!(into.mover_wins(p), *win, "{p:?} {rules:?}");
+            }
+            // (A root the memo skips or a bound settles is searched again.)
+            assert!(
+                into.positions * 20 < from.positions,
+                "{} positions searched again of {}: the verdicts were not taken",
+                into.positions,
+                from.positions
+            );
+        }
     }
 }
