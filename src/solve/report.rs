@@ -515,13 +515,14 @@ pub fn report_under(
 
 /// Solves one position with `solvers` as [`Solvers::new`] made them (their
 /// twin check and moves set as wanted). A variant position past
-/// [`LARGE_POSITION_CARDS`] is tried on those small tables within
-/// [`SMALL_TABLES_POSITIONS`] first, and carried on with a batch's large
+/// `LARGE_POSITION_CARDS` is tried on those small tables within
+/// `SMALL_TABLES_POSITIONS` first, and carried on with a batch's large
 /// tables ([`Solvers::for_positions`]), from the verdicts the small ones
 /// hold, if that was not enough: most 26x26 positions take a second,
-/// which a large table's first-touched pages would make up to 1.6x slower, while some take minutes to hours, which
-/// the large tables make up to 1.9x faster (BENCHMARKS.md, "One position
-/// carried on to large tables").
+/// which a large table's first-touched pages would make up to 1.6x
+/// slower, while some take minutes to hours, which the large tables make
+/// up to 1.9x faster (BENCHMARKS.md, "One position carried on to large
+/// tables").
 pub fn report_one(
     solvers: Solvers,
     first: &[u32],
