@@ -134,6 +134,10 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             .truncate(false)
             .open(path)
             .with_context(|| format!("cannot open {}", path.display()))?;
+        // Taken before the file is cut or written: of two processes that
+        // open one journal at once, the second is refused before it can
+        // cut the first's records. Held as long as the journal is.
+        lock_or_refuse(&file, path)?;
         if resume && exists {
             // Drop a torn last line, then append after the good ones.
             file.set_len(valid_len)?;
@@ -370,6 +374,20 @@ struct Found {
     exists: bool,
     /// The file is empty or its header was cut short: no progress.
     torn_header: bool,
+}
+
+/// Makes this process the only writer of the journal open as `file`, or
+/// refuses: an advisory `flock`, released by the kernel however the
+/// process ends. Where the filesystem refuses locks, it goes ahead (the
+/// checksummed lines still catch a mixed record).
+fn lock_or_refuse(file: &File, path: &Path) -> anyhow::Result<()> {
+    match file.try_lock() {
+        Ok(()) | Err(std::fs::TryLockError::Error(_)) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(refuse(format!(
+            "{}: another process is writing this checkpoint; wait for it to finish (or stop it with Ctrl-C), or give another output",
+            path.display()
+        ))),
+    }
 }
 
 /// Reads back the journal at `path` if `resume` asks for it: refuses a
@@ -758,6 +776,24 @@ mod tests {
         assert!(err.contains("another run"), "{err}");
         // A newer build may cut the same config otherwise: say how to go on.
         assert!(err.contains("--fresh"), "{err}");
+    }
+
+    /// Two writers of one journal (two batches started at once on one
+    /// `--out`): the second is refused before it cuts the file, and the
+    /// first's records stay.
+    #[test]
+    fn a_second_writer_is_refused_before_it_cuts_the_journal() {
+        let (_dir, path) = tmp("two-writers");
+        let mut first = Journal::<u32>::open(&path, "abc", false).unwrap();
+        first.record(1, &5).unwrap();
+        for resume in [false, true] {
+            let e = Journal::<u32>::open(&path, "abc", resume).err().unwrap();
+            assert!(format!("{e:#}").contains("another process"), "{e:#}");
+        }
+        first.record(2, &6).unwrap();
+        drop(first);
+        let j = Journal::<u32>::open(&path, "abc", true).unwrap();
+        assert_eq!(restored(&j), [(1, 5), (2, 6)].into_iter().collect());
     }
 
     #[test]

@@ -424,16 +424,12 @@ fn open_checkpoint(
     fingerprint: &str,
     resume: bool,
     rows: &[Row],
-) -> anyhow::Result<(
-    Journal<SolveReport>,
-    Vec<Option<SolveReport>>,
-    std::fs::File,
-)> {
+) -> anyhow::Result<(Journal<SolveReport>, Vec<Option<SolveReport>>)> {
     crate::error::refuse_unless_file_or_absent(
         path,
         crate::error::Role::Written("the checkpoint"),
     )?;
-    let held = lock_if_there(path)?;
+    refuse_if_another_batch_writes(path)?;
     if !resume && path.exists() {
         return Err(crate::error::refuse(format!(
             "{}: a stopped batch's checkpoint is there; add --resume to carry on from its rows, or remove it to start over",
@@ -449,6 +445,8 @@ fn open_checkpoint(
             path.display()
         )));
     }
+    // The journal locks the file as it opens it, and holds the lock until
+    // the process ends.
     let journal = Journal::<SolveReport>::open(path, fingerprint, resume)?;
     let mut done: Vec<Option<SolveReport>> = rows.iter().map(|_| None).collect();
     journal.finished().replay(|i, report| {
@@ -471,31 +469,21 @@ fn open_checkpoint(
         done[i as usize] = Some(report);
         Ok(())
     })?;
-    let lock = match held {
-        Some(lock) => lock,
-        None => lock_if_there(path)?.ok_or_else(|| {
-            crate::error::refuse(format!(
-                "{}: the checkpoint was removed as the batch opened it; is another program writing there?",
-                path.display()
-            ))
-        })?,
-    };
     journal.note_if_nothing_to_resume();
-    Ok((journal, done, lock))
+    Ok((journal, done))
 }
 
-/// Makes this process the only batch writing the checkpoint at `path`, if
-/// there is one, until the returned handle is dropped (the kernel releases
-/// it however the process ends), or refuses if another batch holds it: two
-/// batches given one `--out` would both append to it. An advisory `flock`,
-/// as a run's output directory has; where the filesystem refuses locks, the
-/// batch goes ahead (the checksummed lines still catch a mixed record).
-fn lock_if_there(path: &Path) -> anyhow::Result<Option<std::fs::File>> {
+/// Refuses, before anything else is said of the checkpoint at `path`, if
+/// another batch holds its lock (the journal's, see `Journal::open`): two
+/// batches given one `--out` would both append to it. Where the filesystem
+/// refuses locks, the batch goes ahead (the checksummed lines still catch a
+/// mixed record).
+fn refuse_if_another_batch_writes(path: &Path) -> anyhow::Result<()> {
     let Ok(file) = std::fs::File::open(path) else {
-        return Ok(None);
+        return Ok(());
     };
     match file.try_lock() {
-        Ok(()) | Err(std::fs::TryLockError::Error(_)) => Ok(Some(file)),
+        Ok(()) | Err(std::fs::TryLockError::Error(_)) => Ok(()),
         Err(std::fs::TryLockError::WouldBlock) => Err(crate::error::refuse(format!(
             "{}: another batch is writing this checkpoint; wait for it to finish (or stop it with Ctrl-C), or give another --out",
             path.display()
@@ -594,7 +582,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
             let path = checkpoint_path(out);
             let named = fingerprint(&text, how, args.check_positions);
             match open_checkpoint(&path, &named, args.resume, &rows) {
-                Ok((journal, done, lock)) => Some((path, journal, done, lock)),
+                Ok((journal, done)) => Some((path, journal, done)),
                 Err(e) => {
                     eprintln!("error: {e:#}");
                     return exit::of_error(&e);
@@ -620,11 +608,8 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         }
     };
     let stop = Arc::new(AtomicBool::new(false));
-    // Held until the process ends: no other batch writes this checkpoint.
-    let mut _lock = None;
     let (journal, done, read_back) = match checkpoint {
-        Some((path, journal, done, lock)) => {
-            _lock = Some(lock);
+        Some((path, journal, done)) => {
             if let Err(e) = stop_on_signals(stop.clone(), path) {
                 eprintln!("error: cannot install signal handlers: {e}");
                 return exit::RUNTIME;
