@@ -51,7 +51,7 @@ impl StopPoll {
     /// Searches that give up once they have searched about `positions`
     /// positions between them (counted in looks of
     /// [`POSITIONS_PER_POLL`]): for trying a cheap setting first, such as
-    /// small tables, and doing the search again otherwise.
+    /// small tables, and carrying the search on elsewhere otherwise.
     pub fn within(positions: u64) -> Self {
         StopPoll {
             looks_left: positions.div_ceil(u64::from(POSITIONS_PER_POLL)).max(1),
