@@ -353,6 +353,9 @@ pub struct SolveArgs {
     /// With --batch and --out: carry on from the rows a stopped batch finished, kept in FILE.checkpoint.jsonl beside --out, and solve only the rest; the table is the one an unstopped batch writes. Without it, a batch refuses to start over such a checkpoint.
     #[arg(long)]
     pub resume: bool,
+    /// With --batch, --out and --cut or --back: on a stop (Ctrl-C, SIGTERM), stop the rows under way too and write the solvers' tables to FILE.memo.bin, so that --resume carries those rows on instead of starting them over: for rows longer than a sitting (some 26x26 rows under both rules take hours). Without it the rows under way finish first.
+    #[arg(long)]
+    pub keep_memo: bool,
     /// Tests only: stop (exit 4) once this many rows are in the checkpoint, as a Ctrl-C would, to show that --resume carries on.
     #[arg(long, value_name = "N", hide = true)]
     pub stop_after_rows: Option<u64>,

@@ -753,6 +753,92 @@ fn solve_batch_resumes_from_the_rows_it_finished() {
     assert!(stderr(&o).contains("only with --batch"), "{}", stderr(&o));
 }
 
+/// `--keep-memo`: a batch stopped with a row under way writes its tables
+/// beside the checkpoint, and `--resume` reads them back and carries the
+/// row on, to the table an unstopped batch writes; then the tables are
+/// removed. A damaged memo is refused in one line naming it, and the flag
+/// is refused where there is nothing to keep.
+#[test]
+fn solve_batch_keeps_its_tables_over_a_stop() {
+    let dir = scratch("batch-keep-memo");
+    let file = dir.join("positions.csv");
+    // One row of about a second under both rules (row 0, which the first
+    // thread takes first), and small ones: the first small row in the
+    // checkpoint stops the batch (--stop-after-rows) with row 0 under way.
+    std::fs::write(
+        &file,
+        "first,second,field\n\
+         1 3 3 3 4 4 5 5 5 6 6 7 8 8 9 10 10 11 12 12 13,1 1 2 2 4 4 5 7 7 8 8 9 9 10 11 11 12 12 13 13 13,0\n\
+         1 2 5,3 4,0\n2 2 6,1 7,0\n1 3,2 4 5,0\n3 6,1 2,0\n",
+    )
+    .unwrap();
+    let batch = file.display().to_string();
+    let rules = ["--cut", "6", "--back", "9", "--verdicts-only"];
+    let with = |out: &str, extra: &[&str]| {
+        let mut a = vec!["solve", "--batch", &batch, "--out", out];
+        a.extend_from_slice(&rules);
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let whole = dir.join("whole.csv").display().to_string();
+    let o = with(&whole, &["-q", "-j", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let out = dir.join("table.csv").display().to_string();
+    let memo = format!("{out}.memo.bin");
+    let o = with(&out, &["-j", "2", "--keep-memo", "--stop-after-rows", "1"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 of 5 rows are in"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("kept the tables in"), "{}", stderr(&o));
+    let kept = std::fs::read(&memo).unwrap();
+
+    let mut flipped = kept.clone();
+    let middle = kept.len() / 2;
+    flipped[middle] ^= 1;
+    std::fs::write(&memo, &flipped).unwrap();
+    let o = with(&out, &["-q", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&memo) && stderr(&o).contains("delete it"),
+        "{}",
+        stderr(&o)
+    );
+
+    std::fs::write(&memo, &kept).unwrap();
+    let o = with(&out, &["--resume", "-j", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let read = stderr(&o);
+    let verdicts: u64 = read
+        .split("read the kept tables back from ")
+        .nth(1)
+        .and_then(|rest| rest.split(", ").nth(1))
+        .and_then(|n| n.strip_suffix(" verdicts"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{read}"));
+    assert!(verdicts > 1000, "{read}");
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+    assert!(
+        !Path::new(&memo).exists(),
+        "a finished batch removes its tables"
+    );
+
+    // Nothing to keep: no --out, plain rules, one position.
+    let o = run(&["solve", "--batch", &batch, "--back", "9", "--keep-memo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("only with --out"), "{}", stderr(&o));
+    let o = run(&["solve", "--batch", &batch, "--out", &out, "--keep-memo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("only with --cut or --back"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["solve", "--first", "1", "--second", "2", "--keep-memo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("only with --batch"), "{}", stderr(&o));
+}
+
 /// Two batches given one `--out` would both append to its checkpoint: the
 /// second is refused while the first writes it, with or without
 /// `--resume`, and the first is left to finish.

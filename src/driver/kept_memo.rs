@@ -3,7 +3,6 @@
 
 use super::context::RunContext;
 use crate::engine::{memo_file, progress};
-use crate::error::{Role, refuse_unless_file_or_absent};
 use crate::study::{KeptMemo, Study};
 use std::path::Path;
 use std::time::Instant;
@@ -22,7 +21,7 @@ pub(super) fn read_kept_memo<S: Study>(
         return Ok(());
     };
     if !ctx.resume {
-        return remove_kept_memo(path);
+        return memo_file::remove(path);
     }
     let started = Instant::now();
     let keys = memo.key_encoding();
@@ -71,16 +70,5 @@ fn memo_keys<'a>(memo: &dyn KeptMemo, current: &'a str) -> memo_file::KeyEncodin
     memo_file::KeyEncoding {
         current,
         of_memos_without_keys: memo.key_encoding_of_memos_without_keys(),
-    }
-}
-
-/// Removes a kept memo, once the run it belongs to is finished or gone.
-pub(super) fn remove_kept_memo(path: &Path) -> anyhow::Result<()> {
-    refuse_unless_file_or_absent(path, Role::Written("the kept memo"))?;
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(anyhow::Error::new(e).context(format!("cannot remove {}", path.display())))
-        }
-        _ => Ok(()),
     }
 }

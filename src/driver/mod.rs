@@ -26,7 +26,7 @@ use crate::error::refuse;
 use crate::export::{manifest, write_atomic};
 use crate::study::Study;
 use context::{fingerprint, result_hash, shard_named};
-use kept_memo::{read_kept_memo, remove_kept_memo, write_kept_memo};
+use kept_memo::{read_kept_memo, write_kept_memo};
 use out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
 };
@@ -272,7 +272,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     })?;
     journal.remove()?;
     if study.kept_memo().is_some() {
-        remove_kept_memo(&out.join(MEMO_FILE))?;
+        crate::engine::memo_file::remove(&out.join(MEMO_FILE))?;
     }
     print_summary(ctx, config, &summary, &written);
     Ok(RunOutcome::Finished(summary.check))

@@ -135,6 +135,18 @@ pub fn read(
     Ok(Some(size))
 }
 
+/// Removes a kept memo, once the run or batch it belongs to is finished
+/// or started over; none there is nothing to do.
+pub fn remove(path: &Path) -> anyhow::Result<()> {
+    refuse_unless_file_or_absent(path, Role::Written("the kept memo"))?;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(anyhow::Error::new(e).context(format!("cannot remove {}", path.display())))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// One header line, without its newline; at most a few hundred bytes, so a
 /// file of something else is not read whole looking for one.
 fn header_line(input: &mut impl BufRead) -> io::Result<String> {

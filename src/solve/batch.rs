@@ -3,6 +3,7 @@
 //! positions from a paper, or a second implementation's: one process, the
 //! solvers' memos shared from row to row, and a table to diff.
 
+use super::batch_memo;
 use super::recorded::{self, Cells, Comparison, RECORDED_COLUMNS, column_named};
 use super::report::{
     COLUMNS, SolveReport, Solvers, TwinCheck, check_rule_flags, check_rules, twin_check,
@@ -302,11 +303,21 @@ fn solve_rows(
         score,
         twin,
         moves,
+        keep_memo: false,
     };
-    let never = AtomicBool::new(false);
-    solve_rest(rows, nothing_done, how, progress, &|_, _| Ok(()), &never)
-        .expect("nothing to record, nothing to stop")
-        .expect("never stopped")
+    let never = Arc::new(AtomicBool::new(false));
+    let parked = Mutex::new(Vec::new());
+    solve_rest(
+        rows,
+        nothing_done,
+        how,
+        progress,
+        &|_, _| Ok(()),
+        &never,
+        &parked,
+    )
+    .expect("nothing to record, nothing to stop")
+    .expect("never stopped")
 }
 
 /// How every row of a batch is solved.
@@ -320,6 +331,22 @@ struct How {
     score: bool,
     twin: TwinCheck,
     moves: bool,
+    /// Do the rows under way give up at a stop, their tables kept
+    /// (`--keep-memo`), rather than finish first?
+    keep_memo: bool,
+}
+
+/// A thread's solvers for the rows of a batch solved `how`: with
+/// `--keep-memo` their variant search gives up when `stop` is set.
+fn new_solvers(how: How, stop: &Arc<AtomicBool>) -> Solvers {
+    let solvers = Solvers::for_positions(how.rules, how.largest_cards, how.threads)
+        .checking(how.twin)
+        .with_moves(how.moves);
+    if how.keep_memo {
+        solvers.stopping_on(stop.clone())
+    } else {
+        solvers
+    }
 }
 
 /// The most cards a row holds.
@@ -332,14 +359,17 @@ fn largest_cards(rows: &[Row]) -> usize {
 
 /// Solves the rows not `done` (by index), in parallel, handing each report
 /// to `record` as it is made (the checkpoint); `None` once `stop` is set,
-/// after which no row starts (the rows under way finish and are recorded).
+/// after which no row starts (the rows under way finish and are recorded,
+/// or with `how.keep_memo` give up). The solvers, whose memos carry from
+/// row to row, are taken from `parked` and left there.
 fn solve_rest(
     rows: &[Row],
     done: Vec<Option<SolveReport>>,
     how: How,
     progress: &Progress,
     record: &(dyn Fn(usize, &SolveReport) -> anyhow::Result<()> + Sync),
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
+    parked: &Mutex<Vec<Solvers>>,
 ) -> anyhow::Result<Option<Vec<SolveReport>>> {
     let rest: Vec<usize> = (0..rows.len()).filter(|&i| done[i].is_none()).collect();
     // One rayon job a row: rows of one batch can differ a thousandfold
@@ -348,7 +378,6 @@ fn solve_rest(
     // (the 11-back 26x26 table ran its last 8 rows on one thread). The
     // solvers, whose memos carry from row to row, are parked between
     // rows rather than made per job: at most one a thread is ever made.
-    let parked: Mutex<Vec<Solvers>> = Mutex::new(Vec::new());
     let solved: Vec<Option<(usize, SolveReport)>> = rest
         .par_iter()
         .with_max_len(1)
@@ -357,22 +386,25 @@ fn solve_rest(
                 return Ok(None);
             }
             let parked_one = parked.lock().expect("no thread panics holding it").pop();
-            let mut solvers = parked_one.unwrap_or_else(|| {
-                Solvers::for_positions(how.rules, how.largest_cards, how.threads)
-                    .checking(how.twin)
-                    .with_moves(how.moves)
-            });
+            let mut solvers = parked_one.unwrap_or_else(|| new_solvers(how, stop));
             let row = &rows[i];
             let under_way = progress.begin(row.line);
-            let mut r = solvers.report(&row.first, &row.second, row.field, row.reversed);
-            if how.score {
-                r.card_count = Some(solvers.card_count(&r.first, &r.second, r.field));
-            }
+            let solved = solvers.try_report(&row.first, &row.second, row.field, row.reversed);
+            let solved = solved.map(|mut r| {
+                if how.score {
+                    r.card_count = Some(solvers.card_count(&r.first, &r.second, r.field));
+                }
+                r
+            });
             drop(under_way);
             parked
                 .lock()
                 .expect("no thread panics holding it")
                 .push(solvers);
+            // Only solvers stopping on `stop` give up.
+            let Some(r) = solved else {
+                return Ok(None);
+            };
             record(i, &r)?;
             progress.add(1);
             Ok(Some((i, r)))
@@ -492,17 +524,26 @@ fn refuse_if_another_batch_writes(path: &Path) -> anyhow::Result<()> {
 }
 
 /// Sets `stop` on SIGINT or SIGTERM: no row starts after it, and the
-/// rows finished are in the checkpoint; a second signal ends the process
-/// at once (a torn last record is dropped on resume).
-fn stop_on_signals(stop: Arc<AtomicBool>, checkpoint: PathBuf) -> std::io::Result<()> {
+/// rows finished are in the checkpoint; the rows under way finish, or with
+/// the tables `kept` there give up; a second signal ends the process at
+/// once (a torn last record is dropped on resume).
+fn stop_on_signals(
+    stop: Arc<AtomicBool>,
+    checkpoint: PathBuf,
+    kept: Option<PathBuf>,
+) -> std::io::Result<()> {
     let named = checkpoint.clone();
     crate::engine::signals::stop_on_signals(
         stop,
-        move |name| {
-            eprintln!(
+        move |name| match &kept {
+            Some(memo) => eprintln!(
+                "{name}: the rows under way stop, and their tables go to {} (again to stop at once)",
+                memo.display()
+            ),
+            None => eprintln!(
                 "{name}: no new row starts; the rows under way finish into {} (again to stop at once)",
                 named.display()
-            );
+            ),
         },
         move |name| {
             eprintln!(
@@ -537,6 +578,16 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     if args.resume && args.out.is_none() {
         return refused(
             "--resume: only with --out FILE, beside which a batch keeps the rows it finished (FILE.checkpoint.jsonl); a batch printed to stdout keeps none",
+        );
+    }
+    if args.keep_memo && args.out.is_none() {
+        return refused(
+            "--keep-memo: only with --out FILE, beside which a stopped batch keeps its tables (FILE.memo.bin); a batch printed to stdout keeps none",
+        );
+    }
+    if args.keep_memo && rules == Rules::PLAIN {
+        return refused(
+            "--keep-memo: only with --cut or --back; plain positions take seconds, so a stopped batch finishes the rows under way instead",
         );
     }
     if let Some(out) = &args.out
@@ -574,13 +625,14 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         score: args.score,
         twin,
         moves: !args.verdicts_only,
+        keep_memo: args.keep_memo,
     };
     // With --out, each finished row is journalled beside the table, so a
     // batch of hour-long rows stopped at any moment keeps what it did.
+    let named = fingerprint(&text, how, args.check_positions);
     let checkpoint = match &args.out {
         Some(out) => {
             let path = checkpoint_path(out);
-            let named = fingerprint(&text, how, args.check_positions);
             match open_checkpoint(&path, &named, args.resume, &rows) {
                 Ok((journal, done)) => Some((path, journal, done)),
                 Err(e) => {
@@ -591,6 +643,37 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         }
         None => None,
     };
+    let stop = Arc::new(AtomicBool::new(false));
+    // A stopped batch's tables are read back by --resume (with or without
+    // --keep-memo this time: they only save time), and dropped otherwise.
+    let memo = args.out.as_deref().map(batch_memo::memo_path);
+    let parked = Mutex::new(Vec::new());
+    match &memo {
+        Some(memo) if args.resume && memo.exists() => {
+            let solvers: Vec<Solvers> = (0..threads).map(|_| new_solvers(how, &stop)).collect();
+            match batch_memo::read_back(memo, &named, &solvers) {
+                Ok(said) => {
+                    if let Some(line) = said
+                        && !args.quiet
+                    {
+                        eprintln!("{line}");
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    return exit::of_error(&e);
+                }
+            }
+            *parked.lock().expect("not shared yet") = solvers;
+        }
+        Some(memo) if !args.resume => {
+            if let Err(e) = crate::engine::memo_file::remove(memo) {
+                eprintln!("error: {e:#}");
+                return exit::of_error(&e);
+            }
+        }
+        _ => {}
+    }
     let started = std::time::Instant::now();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     let pool = match pool {
@@ -607,10 +690,10 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
             secs: PROGRESS_SECS,
         }
     };
-    let stop = Arc::new(AtomicBool::new(false));
     let (journal, done, read_back) = match checkpoint {
         Some((path, journal, done)) => {
-            if let Err(e) = stop_on_signals(stop.clone(), path) {
+            let keeps = memo.clone().filter(|_| args.keep_memo);
+            if let Err(e) = stop_on_signals(stop.clone(), path, keeps) {
                 eprintln!("error: cannot install signal handlers: {e}");
                 return exit::RUNTIME;
             }
@@ -634,12 +717,16 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         Ok(())
     };
     let progress = Progress::start_naming(&origin, rows.len() as u64, read_back, mode, "line");
-    let solved = pool.install(|| solve_rest(&rows, done, how, &progress, &record, &stop));
+    let solved = pool.install(|| solve_rest(&rows, done, how, &progress, &record, &stop, &parked));
     progress.finish();
     let journal = journal.map(|j| j.into_inner().expect("no thread panics holding it"));
     let reports = match (solved, &journal) {
         (Ok(Some(reports)), _) => reports,
         (Ok(None), Some(journal)) => {
+            if let (true, Some(memo)) = (args.keep_memo, &memo) {
+                let solvers = parked.into_inner().expect("no thread panics holding it");
+                batch_memo::write(memo, &named, &solvers);
+            }
             eprintln!(
                 "stopped: {} of {} rows are in {}; rerun with --resume to carry on",
                 in_checkpoint.load(Ordering::SeqCst),
@@ -668,6 +755,12 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
             }
             if let Some(journal) = journal
                 && let Err(e) = journal.remove()
+            {
+                eprintln!("error: {e:#}");
+                return exit::RUNTIME;
+            }
+            if let Some(memo) = &memo
+                && let Err(e) = crate::engine::memo_file::remove(memo)
             {
                 eprintln!("error: {e:#}");
                 return exit::RUNTIME;

@@ -4,6 +4,7 @@
 //! and on small positions the variant's plain recursion checks it.
 
 mod batch;
+mod batch_memo;
 mod recorded;
 mod report;
 
@@ -34,6 +35,7 @@ pub fn main(args: &SolveArgs) -> i32 {
         (args.threads.is_some(), "--threads"),
         (args.quiet, "--quiet"),
         (args.resume, "--resume"),
+        (args.keep_memo, "--keep-memo"),
         (args.stop_after_rows.is_some(), "--stop-after-rows"),
     ] {
         if given {

@@ -18,6 +18,8 @@ use crate::games::tanhinmin::variant::{
     MemoTwin, Rules, SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, VariantSolver, best_line,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// The largest card strength a position may hold.
 pub(super) const MAX_STRENGTH: u32 = MAX_RANKS as u32;
@@ -669,10 +671,25 @@ impl Solvers {
         Solvers { moves, ..self }
     }
 
+    /// The same solvers, whose variant search gives up when `stop` becomes
+    /// true: a batch keeping its tables over a stop (`--keep-memo`) stops a
+    /// row of hours at once, and answers through [`Self::try_report`].
+    pub(super) fn stopping_on(self, stop: Arc<AtomicBool>) -> Self {
+        Solvers {
+            variant: self.variant.map(|v| v.with_stop(stop)),
+            ..self
+        }
+    }
+
+    /// The variant's solver, whose own tables a batch keeps over a stop.
+    pub(super) fn variant_solver(&self) -> Option<&VariantSolver> {
+        self.variant.as_ref()
+    }
+
     /// The same solvers, whose variant search gives up once it has
     /// searched about `positions` positions: they answer through
     /// [`Self::try_report`] only.
-    fn within_positions(self, positions: u64) -> Self {
+    pub(super) fn within_positions(self, positions: u64) -> Self {
         Solvers {
             variant: self.variant.map(|v| v.within_positions(positions)),
             ..self
@@ -701,8 +718,9 @@ impl Solvers {
     }
 
     /// As [`Self::report`], or `None` when the variant search gave up
-    /// (see [`Self::within_positions`]); then nothing else was solved.
-    fn try_report(
+    /// (see [`Self::within_positions`] and [`Self::stopping_on`]); then
+    /// nothing else was solved.
+    pub(super) fn try_report(
         &mut self,
         first: &[u32],
         second: &[u32],

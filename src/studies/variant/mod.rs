@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
 use crate::games::tanhinmin::formula::{Claim, broken_claim, mu_pair_counts, theorem};
-use crate::games::tanhinmin::memo::{PrivateMemo, SharedMemo};
+use crate::games::tanhinmin::memo::SharedMemo;
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::variant::{
     Rules, SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, VariantSolver,
@@ -415,20 +415,12 @@ impl KeptMemo for VariantStudy {
     fn write_memo(&self, out: &mut dyn Write) -> io::Result<()> {
         self.shared.write_entries(out)?;
         let parked = self.parked.lock().expect("parked solvers poisoned");
-        out.write_all(&(parked.len() as u32).to_le_bytes())?;
-        for solver in parked.iter() {
-            for memo in solver.own_memos() {
-                memo.write_entries(out)?;
-            }
-        }
-        Ok(())
+        let solvers: Vec<&VariantSolver> = parked.iter().collect();
+        VariantSolver::write_own_memos(&solvers, out)
     }
 
     fn key_encoding(&self) -> String {
-        format!(
-            "variant keys {:08x}",
-            crate::games::tanhinmin::variant::memo_key_encoding()
-        )
+        crate::games::tanhinmin::variant::memo_key_encoding_named()
     }
 
     /// The keys of every build from `--keep-memo`'s first (f85953e) to the
@@ -444,15 +436,8 @@ impl KeptMemo for VariantStudy {
             let solver = self.new_solver();
             parked.push(solver);
         }
-        let mut count = [0u8; 4];
-        input.read_exact(&mut count)?;
-        for _ in 0..u32::from_le_bytes(count) {
-            for kind in 0..2 {
-                let tables: Vec<&PrivateMemo> =
-                    parked.iter().map(|s| s.own_memos()[kind]).collect();
-                PrivateMemo::read_entries_into(&tables, input)?;
-            }
-        }
+        let solvers: Vec<&VariantSolver> = parked.iter().collect();
+        VariantSolver::read_own_memos_into(&solvers, input)?;
         Ok(())
     }
 }

@@ -124,6 +124,12 @@ pub fn memo_key_encoding() -> u32 {
     )
 }
 
+/// [`memo_key_encoding`] as a kept memo's header names it: the same for
+/// a run's memo and a batch's, whose solvers' own tables are alike.
+pub fn memo_key_encoding_named() -> String {
+    format!("variant keys {:08x}", memo_key_encoding())
+}
+
 /// [`memo_key_encoding`] of the given key functions: `variant` gives the
 /// 64- and 128-bit keys, `plain` the plain game's (both widths too; the
 /// 64-bit ones are used only where they fit).

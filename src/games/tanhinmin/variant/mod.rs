@@ -90,7 +90,7 @@ mod rules;
 mod solver;
 mod twin;
 
-pub use key::{SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, memo_key_encoding};
+pub use key::{SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, memo_key_encoding, memo_key_encoding_named};
 pub use line::{LINE_MAX_CARDS, Line, LineMove, best_line};
 pub use rules::variant_moves;
 pub use rules::{After, Rules, after_move};

@@ -13,6 +13,7 @@ use crate::games::tanhinmin::moves::{
 use crate::games::tanhinmin::ordering::{MoveOrder, cut_guess_mover_wins};
 use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::{SMALL_POSITION_CARDS, Solver};
+use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -170,6 +171,38 @@ impl VariantSolver {
     /// into its own kind.
     pub fn own_memos(&self) -> [&PrivateMemo; 2] {
         [self.memo.own(), self.plain.private_memo()]
+    }
+
+    /// Writes the [`Self::own_memos`] of `solvers`, for
+    /// [`Self::read_own_memos_into`]: how many solvers, then each one's two
+    /// tables. A search stopped mid-position stored nothing wrong (it
+    /// stops storing the moment it gives up), so a stopped run or batch
+    /// keeps what its positions under way proved.
+    pub fn write_own_memos(solvers: &[&VariantSolver], out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(&(solvers.len() as u32).to_le_bytes())?;
+        for solver in solvers {
+            for memo in solver.own_memos() {
+                memo.write_entries(out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads what [`Self::write_own_memos`] wrote into every solver of
+    /// `into`, each kind of table into its own kind: a position under way
+    /// at the stop may resume on any thread, and where two verdicts
+    /// collide the larger position is kept. Returns the verdicts read.
+    pub fn read_own_memos_into(into: &[&VariantSolver], input: &mut dyn Read) -> io::Result<u64> {
+        let mut count = [0u8; 4];
+        input.read_exact(&mut count)?;
+        let mut read = 0;
+        for _ in 0..u32::from_le_bytes(count) {
+            for kind in 0..2 {
+                let tables: Vec<&PrivateMemo> = into.iter().map(|s| s.own_memos()[kind]).collect();
+                read += PrivateMemo::read_entries_into(&tables, input)?;
+            }
+        }
+        Ok(read)
     }
 
     /// Offers every verdict in `from`'s [`Self::own_memos`] to this
