@@ -644,36 +644,19 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         None => None,
     };
     let stop = Arc::new(AtomicBool::new(false));
-    // A stopped batch's tables are read back by --resume (with or without
-    // --keep-memo this time: they only save time), and dropped otherwise.
     let memo = args.out.as_deref().map(batch_memo::memo_path);
-    let parked = Mutex::new(Vec::new());
-    match &memo {
-        Some(memo) if args.resume && memo.exists() => {
-            let solvers: Vec<Solvers> = (0..threads).map(|_| new_solvers(how, &stop)).collect();
-            match batch_memo::read_back(memo, &named, &solvers) {
-                Ok(said) => {
-                    if let Some(line) = said
-                        && !args.quiet
-                    {
-                        eprintln!("{line}");
-                    }
-                }
-                Err(e) => {
-                    eprintln!("error: {e:#}");
-                    return exit::of_error(&e);
-                }
-            }
-            *parked.lock().expect("not shared yet") = solvers;
+    let kept = memo.as_deref().map_or(Ok(Vec::new()), |memo| {
+        batch_memo::solvers_to_start_with(memo, &named, args.resume, args.quiet, || {
+            (0..threads).map(|_| new_solvers(how, &stop)).collect()
+        })
+    });
+    let parked = match kept {
+        Ok(solvers) => Mutex::new(solvers),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return exit::of_error(&e);
         }
-        Some(memo) if !args.resume => {
-            if let Err(e) = crate::engine::memo_file::remove(memo) {
-                eprintln!("error: {e:#}");
-                return exit::of_error(&e);
-            }
-        }
-        _ => {}
-    }
+    };
     let started = std::time::Instant::now();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     let pool = match pool {

@@ -37,6 +37,34 @@ fn keys(current: &str) -> memo_file::KeyEncoding<'_> {
     }
 }
 
+/// The solvers a batch starts with: on a resume, `make`'s (one a thread)
+/// with the tables kept at `path` read back into them, if any are kept
+/// there (whether or not this sitting keeps its own: they only save
+/// time); otherwise none, and tables left at `path` by a batch started
+/// over are removed. Says so in a line unless `quiet`.
+pub(super) fn solvers_to_start_with(
+    path: &Path,
+    batch: &str,
+    resume: bool,
+    quiet: bool,
+    make: impl FnOnce() -> Vec<Solvers>,
+) -> anyhow::Result<Vec<Solvers>> {
+    if !resume {
+        memo_file::remove(path)?;
+        return Ok(Vec::new());
+    }
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let solvers = make();
+    if let Some(line) = read_back(path, batch, &solvers)?
+        && !quiet
+    {
+        eprintln!("{line}");
+    }
+    Ok(solvers)
+}
+
 /// Reads the tables a stopped batch named `batch` (its checkpoint's
 /// fingerprint) kept at `path` into every one of `solvers`, if there are
 /// any; returns the line that says so. A memo of another batch, or damaged,
