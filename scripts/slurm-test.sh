@@ -144,6 +144,60 @@ for f in stats.csv mu.csv disagreements.csv; do
 done
 echo "slurm-test: array job of 3 shards merged byte-identical to the single-machine run"
 cat "$work/out/stats.csv"
+
+# The README's batch job: a 26x26 11-back row of the committed failure table
+# (about 30 s) and two quick ones. The first submission is sent SIGTERM (as
+# --signal=B:TERM@300 sends it before a time limit) with the long row under
+# way: it keeps the tables and exits 4. The same script submitted again
+# carries the row on, and exits 0 only if every row's verdict is the one the
+# committed table records.
+echo "== batch job: stopped with its tables kept, submitted again"
+mkdir -p "$work/batch"
+{ sed -n 1p results/variant-back-26/formula_failures.csv
+  sed -n 10p results/variant-back-26/formula_failures.csv
+  sed -n 2,3p results/variant-back-26/formula_failures.csv
+} > "$work/batch/rows.csv"
+cat > "$work/batch/job.sbatch" <<JOB
+#!/bin/bash
+#SBATCH --cpus-per-task=1
+#SBATCH --mem=2G
+#SBATCH --time=00:10:00
+#SBATCH --requeue
+#SBATCH --signal=B:TERM@300
+#SBATCH --output=$work/batch/%j.out
+exec "$runner" solve --batch rows.csv --back 9 --verdicts-only -j 1 --out t.csv --keep-memo --resume
+JOB
+wait_for_job() {
+  for _ in $(seq 600); do
+    [ -z "$(timeout 5 squeue -h -j "$1" 2>/dev/null)" ] && return 0
+    sleep 0.5
+  done
+  echo "slurm-test: batch job $1 still queued after 5 minutes"; squeue; exit 1
+}
+first=$(cd "$work/batch" && sbatch --parsable job.sbatch)
+first=${first%%;*}
+for _ in $(seq 240); do
+  grep -q "under way: line 2" "$work/batch/$first.out" 2>/dev/null && break
+  sleep 0.5
+done
+grep -q "under way: line 2" "$work/batch/$first.out" \
+  || { echo "slurm-test: the batch job never had its long row under way"; cat "$work/batch/$first.out"; exit 1; }
+timeout 5 scancel --signal=TERM --batch "$first"
+wait_for_job "$first"
+cat "$work/batch/$first.out"
+grep -q "kept the tables in" "$work/batch/$first.out" \
+  || { echo "slurm-test: the stopped batch job kept no tables"; exit 1; }
+[ -s "$work/batch/t.csv.memo.bin" ] && [ ! -e "$work/batch/t.csv" ]
+second=$(cd "$work/batch" && sbatch --parsable job.sbatch)
+second=${second%%;*}
+wait_for_job "$second"
+cat "$work/batch/$second.out"
+grep -q "read the kept tables back" "$work/batch/$second.out" \
+  || { echo "slurm-test: the resubmitted batch job read no tables back"; exit 1; }
+grep -q "JobId=$second .*ExitCode=0:0" "$work/jobcomp.txt" \
+  || { echo "slurm-test: the resubmitted batch job failed"; grep "JobId=$second " "$work/jobcomp.txt"; exit 1; }
+[ -s "$work/batch/t.csv" ] && [ ! -e "$work/batch/t.csv.memo.bin" ]
+echo "slurm-test: batch job stopped, its tables kept, and carried on to the committed verdicts"
 stop_daemons
 trap - EXIT
 rm -rf "$work"
