@@ -163,6 +163,10 @@ const STRONGEST_SHIFT: u32 = 14;
 const STRONGEST_BITS: u32 = 14;
 const STRONGEST_MASK: u128 = (1 << STRONGEST_BITS) - 1;
 
+/// The flag in a written table's entry width ([`BucketMemo::write_entries`])
+/// that says each entry is followed by its cost.
+const WITH_COSTS: u8 = 0x80;
+
 /// The table all threads share, for keys of up to 63 bits.
 pub type SharedMemo = BucketMemo<AtomicU64>;
 /// One solver's own table, for keys of up to 127 bits.
@@ -463,6 +467,29 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
             .flat_map(move |line| &line[..entries])
     }
 
+    /// Every entry in use with its cost this epoch (the bit length of the
+    /// positions its search took; 0 in a table without costs, or for an
+    /// entry stored in an earlier epoch), bucket by bucket.
+    fn entries_with_costs(&self) -> impl Iterator<Item = (u128, u8)> + '_ {
+        let entries = self.entries();
+        let costed = S::COSTABLE && self.costed;
+        let epoch = self.epoch.load(Ordering::Relaxed);
+        self.slots[self.base..self.base + self.buckets * Self::SLOTS]
+            .chunks_exact(Self::SLOTS)
+            .flat_map(move |line| {
+                let costs = if costed { line[entries].load() } else { 0 };
+                line[..entries]
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(i, slot)| {
+                        let e = slot.load();
+                        let byte = (costs >> (8 * i)) as u8;
+                        let cost = if byte >> 6 == epoch { byte & 63 } else { 0 };
+                        (e != 0).then_some((e, if costed { cost } else { 0 }))
+                    })
+            })
+    }
+
     /// Entries in use, by scanning (for reports and tests, not hot paths).
     pub fn len(&self) -> usize {
         self.entry_slots().filter(|s| s.load() != 0).count()
@@ -474,23 +501,27 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     }
 
     /// Writes every entry, for [`Self::read_entries_into`]: the entry
-    /// width in bytes (one byte), their count (u64), then each entry
-    /// (`key << 1 | verdict`), all little-endian. Entries are verdicts
-    /// proved under the rules the keys encode, and hold in any deal of
-    /// them, so a table written when a run stops can be read into the
-    /// tables of the run that resumes it.
+    /// width in bytes (one byte, with [`WITH_COSTS`] set for a table that
+    /// evicts by search cost), their count (u64), then each entry (`key <<
+    /// 1 | verdict`), all little-endian, followed in a costed table by its
+    /// cost this epoch (one byte). Entries are verdicts proved under the
+    /// rules the keys encode, and hold in any deal of them, so a table
+    /// written when a run stops can be read into the tables of the run
+    /// that resumes it; the costs let the resumed search keep what the
+    /// stopped one would have kept.
     pub fn write_entries(&self, out: &mut dyn Write) -> io::Result<u64> {
         let width = std::mem::size_of::<S>();
+        let costed = S::COSTABLE && self.costed;
         let count = self.len() as u64;
-        out.write_all(&[width as u8])?;
+        out.write_all(&[width as u8 | if costed { WITH_COSTS } else { 0 }])?;
         out.write_all(&count.to_le_bytes())?;
         let mut written = 0;
-        for slot in self.entry_slots() {
-            let e = slot.load();
-            if e != 0 {
-                out.write_all(&e.to_le_bytes()[..width])?;
-                written += 1;
+        for (e, cost) in self.entries_with_costs() {
+            out.write_all(&e.to_le_bytes()[..width])?;
+            if costed {
+                out.write_all(&[cost])?;
             }
+            written += 1;
         }
         // Only a table no search is writing to can be written out whole.
         if written != count {
@@ -509,7 +540,8 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         let damaged = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
         let mut head = [0u8; 9];
         input.read_exact(&mut head)?;
-        if head[0] as usize != width {
+        let with_costs = head[0] & WITH_COSTS != 0;
+        if (head[0] & !WITH_COSTS) as usize != width || (with_costs && !S::COSTABLE) {
             return Err(damaged(format!(
                 "a table of {}-byte entries where {width}-byte ones belong",
                 head[0]
@@ -517,15 +549,19 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
         }
         let count = u64::from_le_bytes(head[1..].try_into().expect("8 bytes"));
         let mut bytes = [0u8; 16];
+        let mut cost = [0u8; 1];
         for i in 0..count {
             input.read_exact(&mut bytes[..width])?;
+            if with_costs {
+                input.read_exact(&mut cost)?;
+            }
             let entry = u128::from_le_bytes(bytes);
             let key = entry >> 1;
-            if key == 0 || key > S::MAX_KEY {
+            if key == 0 || key > S::MAX_KEY || cost[0] > 63 {
                 return Err(damaged(format!("entry {i} of {count} is no memo entry")));
             }
             for table in into {
-                table.offer(entry);
+                table.offer(entry, cost[0]);
             }
         }
         Ok(count)
@@ -535,24 +571,55 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// keys: a search that outgrew this table carries on in a larger one
     /// with what it proved here.
     pub fn offer_entries_to(&self, into: &Self) {
-        for slot in self.entry_slots() {
-            let e = slot.load();
-            if e != 0 {
-                into.offer(e);
-            }
+        for (e, cost) in self.entries_with_costs() {
+            into.offer(e, cost);
         }
     }
 
-    /// Stores an entry read back from a file where it costs nothing known:
-    /// in an empty slot or over its own key, else over the entry with the
-    /// fewest cards if that has fewer than it. Unlike [`Self::insert`],
-    /// which evicts for every new verdict, it never drops a larger
-    /// position for a smaller one, so tables of two threads read into one
-    /// keep the positions that took longest to prove.
-    /// (In a costed table the entry takes over its slot's cost byte; the
-    /// next deal's epoch counts that as nothing.)
-    fn offer(&self, entry: u128) {
-        self.place(entry, 128 - entry.leading_zeros());
+    /// Stores an entry read back from a file or another table, whose search
+    /// took `cost` (see [`Self::entries_with_costs`]): in an empty slot or
+    /// over its own key, else over the entry of the lowest (cost, cards)
+    /// if that is lower than its own. Unlike [`Self::insert`], which evicts
+    /// for every new verdict, it never drops a costlier position for a
+    /// cheaper one, so tables of two threads read into one keep the
+    /// positions that took longest to prove. In a costed table the cost is
+    /// kept for the next search (the next epoch: each search starts one),
+    /// so that the search carried on evicts what it would have evicted
+    /// unstopped, not first of all what it read back.
+    fn offer(&self, entry: u128, cost: u8) {
+        let cards = 128 - entry.leading_zeros();
+        let (bucket, costs) = self.bucket_and_costs(entry >> 1);
+        let Some(costs) = costs.filter(|_| S::COSTABLE) else {
+            self.place(entry, cards);
+            return;
+        };
+        let key = entry >> 1;
+        let epoch = (self.epoch.load(Ordering::Relaxed) + 1) % 4;
+        let old_costs = costs.load();
+        let cost_of = |i: usize| {
+            let byte = (old_costs >> (8 * i)) as u8;
+            if byte >> 6 == epoch { byte & 63 } else { 0 }
+        };
+        let mut victim = None;
+        let mut victim_rank = (cost, cards);
+        for (i, slot) in bucket.iter().enumerate() {
+            let e = slot.load();
+            if e == 0 || e >> 1 == key {
+                victim = Some(i);
+                break;
+            }
+            let rank = (cost_of(i), 128 - e.leading_zeros());
+            if rank < victim_rank {
+                victim = Some(i);
+                victim_rank = rank;
+            }
+        }
+        if let Some(i) = victim {
+            bucket[i].store(entry);
+            let shift = 8 * i as u32;
+            let byte = u128::from(epoch << 6 | cost) << shift;
+            costs.store((old_costs & !(0xFF << shift)) | byte);
+        }
     }
 }
 
@@ -1018,9 +1085,9 @@ mod tests {
             // Offering never drops a longer key for a shorter one.
             let tiny = make(64);
             let long = (1u128 << (bits - 1)) | 2;
-            tiny.offer(long << 1 | 1);
+            tiny.offer(long << 1 | 1, 0);
             for short in 1..40u128 {
-                tiny.offer((short << 8) << 1);
+                tiny.offer((short << 8) << 1, 0);
             }
             assert_eq!(tiny.get(long), Some(true));
         }
@@ -1082,6 +1149,33 @@ mod tests {
         memo.next_epoch();
         memo.insert_costed(key_of_cards(40, 99), false, 1);
         assert_eq!(memo.get(old), None);
+    }
+
+    /// A costed table written out and read back keeps its entries' costs
+    /// for the search that comes next (the next epoch): the costly entry
+    /// read back outlives cheap newcomers with more cards, as it would
+    /// have in the search that proved it, while the cheap one read back
+    /// goes first. Read into a table without costs, both are kept.
+    #[test]
+    fn costs_are_kept_over_a_stop() {
+        let memo = PrivateMemo::with_costs(64);
+        let (costly, cheap) = (key_of_cards(22, 5), key_of_cards(22, 6));
+        memo.insert_costed(costly, true, 1 << 30);
+        memo.insert_costed(cheap, false, 1);
+        let mut bytes = Vec::new();
+        memo.write_entries(&mut bytes).unwrap();
+        let resumed = PrivateMemo::with_costs(64);
+        PrivateMemo::read_entries_into(&[&resumed], &mut &bytes[..]).unwrap();
+        resumed.next_epoch();
+        for n in 1..10 {
+            resumed.insert_costed(key_of_cards(40, n), false, 1);
+        }
+        assert_eq!(resumed.get(costly), Some(true));
+        assert_eq!(resumed.get(cheap), None);
+        let uncosted = PrivateMemo::with_bytes(64);
+        PrivateMemo::read_entries_into(&[&uncosted], &mut &bytes[..]).unwrap();
+        assert_eq!(uncosted.get(costly), Some(true));
+        assert_eq!(uncosted.get(cheap), Some(false));
     }
 
     /// An overfull costed table, with a bucket count that is no power of
