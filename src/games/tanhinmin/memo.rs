@@ -501,7 +501,7 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     }
 
     /// Writes every entry, for [`Self::read_entries_into`]: the entry
-    /// width in bytes (one byte, with [`WITH_COSTS`] set for a table that
+    /// width in bytes (one byte, its top bit set for a table that
     /// evicts by search cost), their count (u64), then each entry (`key <<
     /// 1 | verdict`), all little-endian, followed in a costed table by its
     /// cost this epoch (one byte). Entries are verdicts proved under the
