@@ -263,7 +263,9 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// Starts a new epoch: from now on the costs stored before count as
     /// nothing when an entry must be evicted, so that the costly positions
     /// of earlier deals, which rarely recur, do not hold the table for
-    /// good. Call at each deal. (Four epochs in turn: an entry four deals
+    /// good. Call as each search (each deal) starts: entries read back
+    /// are stored in the epoch of the next call, so that they count in the
+    /// search that carries on. (Four epochs in turn: an entry four deals
     /// old counts as new again, which only makes an eviction choice
     /// worse, never a verdict.)
     pub fn next_epoch(&self) {
@@ -384,36 +386,21 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
     /// [`Self::insert_costed`] in a costed table.
     #[inline]
     fn place_costed(&self, bucket: &[S], costs: &S, entry: u128, positions: u64) -> bool {
-        let key = entry >> 1;
         let old_costs = costs.load();
         let epoch = self.epoch.load(Ordering::Relaxed);
-        let cost_of = |i: usize| {
-            let byte = (old_costs >> (8 * i)) as u8;
-            if byte >> 6 == epoch { byte & 63 } else { 0 }
-        };
-        let mut victim = 0;
-        // (cost, cards); (0, 0) for a free slot or the key's own.
-        let mut victim_rank = (u8::MAX, u32::MAX);
-        for (i, slot) in bucket.iter().enumerate() {
-            let e = slot.load();
-            if e == 0 || e >> 1 == key {
-                victim = i;
-                victim_rank = (0, 0);
-                break;
-            }
-            // Keys carry a leading 1 bit, so a longer key has more cards.
-            let rank = (cost_of(i), 128 - e.leading_zeros());
-            if rank < victim_rank {
-                victim = i;
-                victim_rank = rank;
-            }
-        }
-        bucket[victim].store(entry);
+        // No entry ranks as high as (u8::MAX, u32::MAX): a victim is found.
+        let (victim, evicted) =
+            costed_victim(bucket, old_costs, entry, epoch, (u8::MAX, u32::MAX)).expect("a victim");
         let bits = (u64::BITS - positions.leading_zeros()).min(63) as u8;
-        let shift = 8 * victim as u32;
-        let cost = u128::from(epoch << 6 | bits) << shift;
-        costs.store((old_costs & !(0xFF << shift)) | cost);
-        victim_rank != (0, 0)
+        store_costed(
+            &bucket[victim],
+            costs,
+            old_costs,
+            victim,
+            entry,
+            epoch << 6 | bits,
+        );
+        evicted
     }
 
     /// Stores `entry` in its bucket: in an empty slot or over its own key,
@@ -483,9 +470,8 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
                     .enumerate()
                     .filter_map(move |(i, slot)| {
                         let e = slot.load();
-                        let byte = (costs >> (8 * i)) as u8;
-                        let cost = if byte >> 6 == epoch { byte & 63 } else { 0 };
-                        (e != 0).then_some((e, if costed { cost } else { 0 }))
+                        // An uncosted table's costs word is 0: every cost 0.
+                        (e != 0).then_some((e, cost_in_epoch(costs, i, epoch)))
                     })
             })
     }
@@ -593,34 +579,66 @@ impl<S: Slot, const RANKED_BITS: u32> BucketMemo<S, RANKED_BITS> {
             self.place(entry, cards);
             return;
         };
-        let key = entry >> 1;
-        let epoch = (self.epoch.load(Ordering::Relaxed) + 1) % 4;
+        let epoch = self.epoch_of_next_search();
         let old_costs = costs.load();
-        let cost_of = |i: usize| {
-            let byte = (old_costs >> (8 * i)) as u8;
-            if byte >> 6 == epoch { byte & 63 } else { 0 }
-        };
-        let mut victim = None;
-        let mut victim_rank = (cost, cards);
-        for (i, slot) in bucket.iter().enumerate() {
-            let e = slot.load();
-            if e == 0 || e >> 1 == key {
-                victim = Some(i);
-                break;
-            }
-            let rank = (cost_of(i), 128 - e.leading_zeros());
-            if rank < victim_rank {
-                victim = Some(i);
-                victim_rank = rank;
-            }
-        }
-        if let Some(i) = victim {
-            bucket[i].store(entry);
-            let shift = 8 * i as u32;
-            let byte = u128::from(epoch << 6 | cost) << shift;
-            costs.store((old_costs & !(0xFF << shift)) | byte);
+        if let Some((i, _)) = costed_victim(bucket, old_costs, entry, epoch, (cost, cards)) {
+            store_costed(&bucket[i], costs, old_costs, i, entry, epoch << 6 | cost);
         }
     }
+
+    /// The epoch the next search stores its costs in: each search starts
+    /// one with [`Self::next_epoch`].
+    fn epoch_of_next_search(&self) -> u8 {
+        (self.epoch.load(Ordering::Relaxed) + 1) % 4
+    }
+}
+
+/// Entry `i`'s cost in a costed bucket whose costs slot holds `costs`:
+/// the bit length stored with it in `epoch`, and 0 if it was stored in
+/// another epoch.
+#[inline(always)]
+fn cost_in_epoch(costs: u128, i: usize, epoch: u8) -> u8 {
+    let byte = (costs >> (8 * i)) as u8;
+    if byte >> 6 == epoch { byte & 63 } else { 0 }
+}
+
+/// The slot of a costed `bucket` (costs `costs`) that `entry` goes to, and
+/// whether that evicts another entry: an empty slot or its own key's
+/// (no eviction), else the entry of the lowest (cost in `epoch`, cards),
+/// if that ranks below `evicts_below`; None if nothing does. Keys carry a
+/// leading 1 bit, so a longer key has more cards.
+#[inline(always)]
+fn costed_victim<S: Slot>(
+    bucket: &[S],
+    costs: u128,
+    entry: u128,
+    epoch: u8,
+    evicts_below: (u8, u32),
+) -> Option<(usize, bool)> {
+    let key = entry >> 1;
+    let mut victim = None;
+    let mut victim_rank = evicts_below;
+    for (i, slot) in bucket.iter().enumerate() {
+        let e = slot.load();
+        if e == 0 || e >> 1 == key {
+            return Some((i, false));
+        }
+        let rank = (cost_in_epoch(costs, i, epoch), 128 - e.leading_zeros());
+        if rank < victim_rank {
+            victim = Some(i);
+            victim_rank = rank;
+        }
+    }
+    victim.map(|i| (i, true))
+}
+
+/// Stores `entry` in `slot`, entry `i` of its bucket, and its cost byte
+/// (epoch and bit length) in the bucket's `costs`, which held `old_costs`.
+#[inline(always)]
+fn store_costed<S: Slot>(slot: &S, costs: &S, old_costs: u128, i: usize, entry: u128, byte: u8) {
+    slot.store(entry);
+    let shift = 8 * i as u32;
+    costs.store((old_costs & !(0xFF << shift)) | u128::from(byte) << shift);
 }
 
 /// Stores a slot of a solver's own table takes, on average, before
