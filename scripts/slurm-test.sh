@@ -185,14 +185,14 @@ grep -q "under way: line 2" "$work/batch/$first.out" \
 timeout 5 scancel --signal=TERM --batch "$first"
 wait_for_job "$first"
 cat "$work/batch/$first.out"
-grep -q "kept the tables in" "$work/batch/$first.out" \
+grep -q "kept the memo in" "$work/batch/$first.out" \
   || { echo "slurm-test: the stopped batch job kept no tables"; exit 1; }
 [ -s "$work/batch/t.csv.memo.bin" ] && [ ! -e "$work/batch/t.csv" ]
 second=$(cd "$work/batch" && sbatch --parsable job.sbatch)
 second=${second%%;*}
 wait_for_job "$second"
 cat "$work/batch/$second.out"
-grep -q "read the kept tables back" "$work/batch/$second.out" \
+grep -q "read the kept memo back" "$work/batch/$second.out" \
   || { echo "slurm-test: the resubmitted batch job read no tables back"; exit 1; }
 grep -q "JobId=$second .*ExitCode=0:0" "$work/jobcomp.txt" \
   || { echo "slurm-test: the resubmitted batch job failed"; grep "JobId=$second " "$work/jobcomp.txt"; exit 1; }

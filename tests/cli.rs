@@ -789,7 +789,7 @@ fn solve_batch_keeps_its_tables_over_a_stop() {
     let o = with(&out, &["-j", "2", "--keep-memo", "--stop-after-rows", "1"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("1 of 5 rows are in"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("kept the tables in"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("kept the memo in"), "{}", stderr(&o));
     let kept = std::fs::read(&memo).unwrap();
 
     let mut flipped = kept.clone();
@@ -810,7 +810,7 @@ fn solve_batch_keeps_its_tables_over_a_stop() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let read = stderr(&o);
     let verdicts: u64 = read
-        .split("read the kept tables back from ")
+        .split("read the kept memo back from ")
         .nth(1)
         .and_then(|rest| rest.split(", ").nth(1))
         .and_then(|n| n.strip_suffix(" verdicts"))

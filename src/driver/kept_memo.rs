@@ -40,28 +40,16 @@ pub(super) fn read_kept_memo<S: Study>(
 }
 
 /// Writes the memo of a study that keeps one to `path`, on a stop with
-/// `--keep-memo`. The checkpoint is whole either way: a memo that cannot be
-/// written (a full disk) costs the next run time, not results, so it is
-/// said in a line and the run still ends as interrupted.
+/// `--keep-memo`, and says so in a line (see [`memo_file::write_on_stop`]);
+/// the run still ends as interrupted.
 pub(super) fn write_kept_memo<S: Study>(study: &S, path: &Path, run_name: &str) {
     let Some(memo) = study.kept_memo() else {
         return;
     };
     let keys = memo.key_encoding();
-    let started = Instant::now();
-    match memo_file::write(path, run_name, memo_keys(memo, &keys), |w| {
+    memo_file::write_on_stop(path, run_name, memo_keys(memo, &keys), "deals", |w| {
         memo.write_memo(w)
-    }) {
-        Ok(bytes) => eprintln!(
-            "kept the memo in {} ({}, {:.0} s); --resume reads it back and carries on the deals under way",
-            path.display(),
-            crate::export::size_text(bytes),
-            started.elapsed().as_secs_f64()
-        ),
-        Err(e) => eprintln!(
-            "could not write the memo: {e:#}; the checkpoint is whole, and --resume does without this stop's memo"
-        ),
-    }
+    });
 }
 
 /// The key encodings of `memo`, framed for its file; `current` is

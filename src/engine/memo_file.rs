@@ -63,6 +63,32 @@ pub fn write(
     Ok(std::fs::metadata(path)?.len())
 }
 
+/// [`write()`] on a stop, saying in one line what became of the memo; the
+/// `work` under way (`deals`, `rows`) is what `--resume` carries on with
+/// it. The checkpoint is whole either way: a memo that cannot be written
+/// (a full disk) costs the next sitting time, not results, so the stop
+/// goes on.
+pub fn write_on_stop(
+    path: &Path,
+    run: &str,
+    keys: KeyEncoding,
+    work: &str,
+    body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) {
+    let started = std::time::Instant::now();
+    match write(path, run, keys, body) {
+        Ok(bytes) => eprintln!(
+            "kept the memo in {} ({}, {:.0} s); --resume reads it back and carries on the {work} under way",
+            path.display(),
+            crate::export::size_text(bytes),
+            started.elapsed().as_secs_f64()
+        ),
+        Err(e) => eprintln!(
+            "could not write the memo: {e:#}; the checkpoint is whole, and --resume starts the {work} under way over"
+        ),
+    }
+}
+
 /// Reads the kept memo at `path` into the study through `body`, if there
 /// is one; returns its size in bytes, or `None` if there is no file. A
 /// memo of another run, or one damaged or cut short, is refused (exit 2)

@@ -645,6 +645,15 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     };
     let stop = Arc::new(AtomicBool::new(false));
     let memo = args.out.as_deref().map(batch_memo::memo_path);
+    // Before the kept tables are read back (up to a minute for gigabytes),
+    // so that a signal then still stops the batch as it says, keeping them.
+    if let Some((path, _, _)) = &checkpoint {
+        let keeps = memo.clone().filter(|_| args.keep_memo);
+        if let Err(e) = stop_on_signals(stop.clone(), path.clone(), keeps) {
+            eprintln!("error: cannot install signal handlers: {e}");
+            return exit::RUNTIME;
+        }
+    }
     let kept = memo.as_deref().map_or(Ok(Vec::new()), |memo| {
         batch_memo::solvers_to_start_with(memo, &named, args.resume, args.quiet, || {
             (0..threads).map(|_| new_solvers(how, &stop)).collect()
@@ -674,12 +683,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         }
     };
     let (journal, done, read_back) = match checkpoint {
-        Some((path, journal, done)) => {
-            let keeps = memo.clone().filter(|_| args.keep_memo);
-            if let Err(e) = stop_on_signals(stop.clone(), path, keeps) {
-                eprintln!("error: cannot install signal handlers: {e}");
-                return exit::RUNTIME;
-            }
+        Some((_, journal, done)) => {
             let read_back = done.iter().filter(|r| r.is_some()).count() as u64;
             (Some(Mutex::new(journal)), done, read_back)
         }

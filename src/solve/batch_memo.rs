@@ -84,7 +84,7 @@ pub(super) fn read_back(
     })?;
     Ok(size.map(|bytes| {
         format!(
-            "read the kept tables back from {} ({}, {verdicts} verdicts, {:.0} s)",
+            "read the kept memo back from {} ({}, {verdicts} verdicts, {:.0} s)",
             path.display(),
             crate::export::size_text(bytes),
             started.elapsed().as_secs_f64()
@@ -93,26 +93,14 @@ pub(super) fn read_back(
 }
 
 /// Writes the tables of `solvers` to `path` for the batch named `batch`, on
-/// a stop with `--keep-memo`, and says so in a line. The checkpoint is
-/// whole either way: tables that cannot be written (a full disk) cost the
-/// next sitting time, not results.
+/// a stop with `--keep-memo`, and says so in a line (see
+/// [`memo_file::write_on_stop`]).
 pub(super) fn write(path: &Path, batch: &str, solvers: &[Solvers]) {
-    let started = Instant::now();
     let current = memo_key_encoding_named();
     let from = variant_solvers(solvers);
-    match memo_file::write(path, batch, keys(&current), |out| {
+    memo_file::write_on_stop(path, batch, keys(&current), "rows", |out| {
         VariantSolver::write_own_memos(&from, out)
-    }) {
-        Ok(bytes) => eprintln!(
-            "kept the tables in {} ({}, {:.0} s); --resume reads them back and carries on the rows under way",
-            path.display(),
-            crate::export::size_text(bytes),
-            started.elapsed().as_secs_f64()
-        ),
-        Err(e) => eprintln!(
-            "could not write the tables: {e:#}; the checkpoint is whole, and --resume starts the rows under way over"
-        ),
-    }
+    });
 }
 
 #[cfg(test)]
