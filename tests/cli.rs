@@ -894,7 +894,7 @@ fn a_second_batch_on_one_checkpoint_is_refused() {
         let o = run(&args(resume));
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(
-            stderr(&o).contains("another batch is writing this checkpoint"),
+            stderr(&o).contains("another process is writing this checkpoint"),
             "{}",
             stderr(&o)
         );

@@ -376,6 +376,16 @@ struct Found {
     torn_header: bool,
 }
 
+/// Refuses, as [`Journal::open`] would, if another process writes the
+/// journal at `path`, for a caller that reads the journal first in its own
+/// way; holds no lock once it returns.
+pub fn refuse_if_another_writes(path: &Path) -> anyhow::Result<()> {
+    match File::open(path) {
+        Ok(file) => lock_or_refuse(&file, path),
+        Err(_) => Ok(()),
+    }
+}
+
 /// Makes this process the only writer of the journal open as `file`, or
 /// refuses: an advisory `flock`, released by the kernel however the
 /// process ends. Where the filesystem refuses locks, it goes ahead (the

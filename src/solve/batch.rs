@@ -461,7 +461,9 @@ fn open_checkpoint(
         path,
         crate::error::Role::Written("the checkpoint"),
     )?;
-    refuse_if_another_batch_writes(path)?;
+    // Before anything else is said of the checkpoint: two batches given
+    // one --out would both append to it.
+    crate::engine::journal::refuse_if_another_writes(path)?;
     if !resume && path.exists() {
         return Err(crate::error::refuse(format!(
             "{}: a stopped batch's checkpoint is there; add --resume to carry on from its rows, or remove it to start over",
@@ -503,24 +505,6 @@ fn open_checkpoint(
     })?;
     journal.note_if_nothing_to_resume();
     Ok((journal, done))
-}
-
-/// Refuses, before anything else is said of the checkpoint at `path`, if
-/// another batch holds its lock (the journal's, see `Journal::open`): two
-/// batches given one `--out` would both append to it. Where the filesystem
-/// refuses locks, the batch goes ahead (the checksummed lines still catch a
-/// mixed record).
-fn refuse_if_another_batch_writes(path: &Path) -> anyhow::Result<()> {
-    let Ok(file) = std::fs::File::open(path) else {
-        return Ok(());
-    };
-    match file.try_lock() {
-        Ok(()) | Err(std::fs::TryLockError::Error(_)) => Ok(()),
-        Err(std::fs::TryLockError::WouldBlock) => Err(crate::error::refuse(format!(
-            "{}: another batch is writing this checkpoint; wait for it to finish (or stop it with Ctrl-C), or give another --out",
-            path.display()
-        ))),
-    }
 }
 
 /// Sets `stop` on SIGINT or SIGTERM: no row starts after it, and the
