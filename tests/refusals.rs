@@ -552,6 +552,49 @@ fn a_run_refuses_an_unfit_output_before_any_work() {
     }
 }
 
+/// A directory where a run or a batch keeps its memo over a stop is
+/// refused before the checkpoint is opened: a refused start leaves no
+/// checkpoint behind to ask the next start for `--resume`.
+#[test]
+fn a_memo_path_that_is_not_a_file_is_refused_before_the_checkpoint_is_written() {
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/variant-back.toml");
+    let out = scratch("memo-dir-run");
+    std::fs::create_dir_all(out.join("memo.bin")).unwrap();
+    let o = run(&["--config", config, "--out", out.to_str().unwrap(), "-q"]);
+    let err = one_line_refusal(&o, "memo.bin");
+    assert!(err.contains("not a regular file"), "{err}");
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["memo.bin"], "nothing else was written");
+
+    let dir = scratch("memo-dir-batch");
+    let batch = dir.join("positions.csv");
+    std::fs::write(&batch, "first,second,field\n1 2 5,3 4,0\n").unwrap();
+    let table = dir.join("table.csv");
+    let memo = dir.join("table.csv.memo.bin");
+    std::fs::create_dir_all(&memo).unwrap();
+    let args = [
+        "solve",
+        "--batch",
+        batch.to_str().unwrap(),
+        "--back",
+        "9",
+        "--out",
+        table.to_str().unwrap(),
+        "-q",
+    ];
+    let o = run(&args);
+    let err = one_line_refusal(&o, "table.csv.memo.bin");
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(!dir.join("table.csv.checkpoint.jsonl").exists());
+    std::fs::remove_dir(&memo).unwrap();
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(table.exists());
+}
+
 /// A scratch directory holding a run of `configs/quick.toml`.
 fn quick_results(name: &str) -> common::Scratch {
     let out = scratch(name);

@@ -1,7 +1,7 @@
 //! The output directory of a run, merge or interim: one writer at a time,
 //! nothing unfit or foreign in the way, nothing stale left behind.
 
-use super::context::PARTIAL_FILE;
+use super::context::{MEMO_FILE, PARTIAL_FILE};
 use crate::config::Config;
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::{manifest, plot};
@@ -63,7 +63,8 @@ pub(super) fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
 ///
 /// The tables' names come from the study's tables of empty counts (every
 /// study writes the same files whatever its counts); a shard of many
-/// writes no tables. (The checkpoint is [`Journal::open`](crate::engine::journal::Journal::open)'s to check.)
+/// writes no tables; a study that keeps its memo over a stop writes
+/// [`MEMO_FILE`] too. (The checkpoint is [`Journal::open`](crate::engine::journal::Journal::open)'s to check.)
 pub(super) fn refuse_unfit_outputs<S: Study>(
     study: &S,
     dir: &Path,
@@ -82,6 +83,11 @@ pub(super) fn refuse_unfit_outputs<S: Study>(
     }
     for name in names {
         refuse_unless_file_or_absent(&dir.join(name), Role::Written("written"))?;
+    }
+    // Before the checkpoint is opened (and written), so that the refusal
+    // leaves nothing that asks the next run for --resume.
+    if study.kept_memo().is_some() {
+        refuse_unless_file_or_absent(&dir.join(MEMO_FILE), Role::Written("the kept memo"))?;
     }
     Ok(())
 }

@@ -108,7 +108,7 @@ pub fn read(
     let size = file.metadata()?.len();
     let unusable = |what: String| {
         refuse(format!(
-            "{}: {what}; delete it to resume without it (the deals under way then start over)",
+            "{}: {what}; delete it to resume without it (what was under way then starts over)",
             path.display()
         ))
     };

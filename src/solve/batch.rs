@@ -614,6 +614,18 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     // With --out, each finished row is journalled beside the table, so a
     // batch of hour-long rows stopped at any moment keeps what it did.
     let named = fingerprint(&text, how, args.check_positions);
+    let memo = args.out.as_deref().map(batch_memo::memo_path);
+    // A path the kept tables cannot take is refused before the checkpoint
+    // is opened (and written), so that the refusal leaves nothing behind.
+    if let Some(memo) = &memo
+        && let Err(e) = crate::error::refuse_unless_file_or_absent(
+            memo,
+            crate::error::Role::Written("the kept memo"),
+        )
+    {
+        eprintln!("error: {e:#}");
+        return exit::of_error(&e);
+    }
     let checkpoint = match &args.out {
         Some(out) => {
             let path = checkpoint_path(out);
@@ -628,7 +640,6 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         None => None,
     };
     let stop = Arc::new(AtomicBool::new(false));
-    let memo = args.out.as_deref().map(batch_memo::memo_path);
     // Before the kept tables are read back (up to a minute for gigabytes),
     // so that a signal then still stops the batch as it says, keeping them.
     if let Some((path, _, _)) = &checkpoint {
