@@ -744,6 +744,12 @@ fn solve_batch_resumes_from_the_rows_it_finished() {
         stderr(&o)
     );
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+    // A stop once the last row is in stops nothing: the table is written.
+    std::fs::remove_file(&out).unwrap();
+    let o = stopped(&["--stop-after-rows", "12"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+    assert!(!Path::new(&checkpoint).exists());
     // --resume needs a table file to keep a checkpoint beside.
     let o = run(&["solve", "--batch", &batch, "--resume"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -410,7 +410,9 @@ fn solve_rest(
             Ok(Some((i, r)))
         })
         .collect::<anyhow::Result<_>>()?;
-    if stop.load(Ordering::SeqCst) {
+    // A stop that came once every row had started (and finished) stops
+    // nothing: the table is whole.
+    if solved.iter().any(Option::is_none) {
         return Ok(None);
     }
     let mut reports = done;
