@@ -5,6 +5,7 @@
 
 mod batch;
 mod batch_memo;
+mod batch_rows;
 mod recorded;
 mod report;
 
