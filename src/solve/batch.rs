@@ -10,6 +10,7 @@ use super::report::{SolveReport, Solvers, TwinCheck, check_rule_flags, twin_chec
 use crate::cli::SolveArgs;
 use crate::engine::journal::Journal;
 use crate::engine::progress::{Mode, Progress};
+use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::exit;
 use crate::games::tanhinmin::variant::Rules;
 use rayon::prelude::*;
@@ -360,65 +361,85 @@ fn stop_on_signals(
 /// returns the exit status (1 when any row's check fails, or a row records
 /// a verdict the solvers no longer give).
 pub fn main(args: &SolveArgs, path: &Path) -> i32 {
+    match run(args, path) {
+        Ok(Ended::Solved { all_hold: true }) => exit::OK,
+        Ok(Ended::Solved { all_hold: false }) => exit::CHECK_FAILED,
+        Ok(Ended::Stopped) => exit::INTERRUPTED,
+        Ok(Ended::StdoutClosed) => exit::RUNTIME,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::of_error(&e)
+        }
+    }
+}
+
+/// How a batch ended, for [`main`] to give its status.
+enum Ended {
+    /// Every row solved and the table written: did every check hold and
+    /// every recorded verdict agree?
+    Solved { all_hold: bool },
+    /// Stopped (a signal); the rows finished are in the checkpoint.
+    Stopped,
+    /// Standard output closed before the table was written (a pipe to
+    /// `head`): nothing more to say.
+    StdoutClosed,
+}
+
+/// The flags a batch is refused for before it reads its file: the worker
+/// threads and the twin check they give.
+fn check_flags(args: &SolveArgs, rules: Rules) -> anyhow::Result<(usize, TwinCheck)> {
+    let threads = crate::engine::worker_threads(args.threads).map_err(refuse)?;
+    check_rule_flags(rules).map_err(refuse)?;
+    let twin = twin_check(args.check_positions, rules, threads).map_err(refuse)?;
+    if args.resume && args.out.is_none() {
+        return Err(refuse(
+            "--resume: only with --out FILE, beside which a batch keeps the rows it finished (FILE.checkpoint.jsonl); a batch printed to stdout keeps none",
+        ));
+    }
+    if args.keep_memo && args.out.is_none() {
+        return Err(refuse(
+            "--keep-memo: only with --out FILE, beside which a stopped batch keeps its tables (FILE.memo.bin); a batch printed to stdout keeps none",
+        ));
+    }
+    if args.keep_memo && rules == Rules::PLAIN {
+        return Err(refuse(
+            "--keep-memo: only with --cut or --back; plain positions take seconds, so a stopped batch finishes the rows under way instead",
+        ));
+    }
+    if let Some(out) = &args.out {
+        refuse_unless_file_or_absent(out, Role::Written("the batch's table"))?;
+        // A directory that cannot be made is refused now, not after the
+        // work.
+        if let Some(dir) = out.parent()
+            && !dir.as_os_str().is_empty()
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            return Err(refuse(format!(
+                "--out: cannot create the directory {}: {e}",
+                dir.display()
+            )));
+        }
+        // A path the kept tables cannot take is refused before the
+        // checkpoint is opened (and written), so that the refusal leaves
+        // nothing behind.
+        refuse_unless_file_or_absent(&batch_memo::memo_path(out), Role::Written("the kept memo"))?;
+    }
+    Ok((threads, twin))
+}
+
+/// [`main`]'s work: refuses bad flags and rows before any is solved, then
+/// solves the rest (resuming from the checkpoint), writes the table and
+/// says how the checks went.
+fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<Ended> {
     let rules = Rules {
         cut: args.cut,
         back: args.back,
     };
     let origin = path.display().to_string();
-    let threads = match crate::engine::worker_threads(args.threads) {
-        Ok(n) => n,
-        Err(msg) => return refused(&msg),
-    };
-    if let Err(e) = check_rule_flags(rules) {
-        return refused(&e);
-    }
-    let twin = match twin_check(args.check_positions, rules, threads) {
-        Ok(t) => t,
-        Err(e) => return refused(&e),
-    };
-    if args.resume && args.out.is_none() {
-        return refused(
-            "--resume: only with --out FILE, beside which a batch keeps the rows it finished (FILE.checkpoint.jsonl); a batch printed to stdout keeps none",
-        );
-    }
-    if args.keep_memo && args.out.is_none() {
-        return refused(
-            "--keep-memo: only with --out FILE, beside which a stopped batch keeps its tables (FILE.memo.bin); a batch printed to stdout keeps none",
-        );
-    }
-    if args.keep_memo && rules == Rules::PLAIN {
-        return refused(
-            "--keep-memo: only with --cut or --back; plain positions take seconds, so a stopped batch finishes the rows under way instead",
-        );
-    }
-    if let Some(out) = &args.out
-        && let Err(e) = crate::error::refuse_unless_file_or_absent(
-            out,
-            crate::error::Role::Written("the batch's table"),
-        )
-    {
-        return refused(&format!("{e:#}"));
-    }
-    // A directory for --out that cannot be made is refused now, not after
-    // the work.
-    if let Some(dir) = args.out.as_deref().and_then(Path::parent)
-        && !dir.as_os_str().is_empty()
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        return refused(&format!(
-            "--out: cannot create the directory {}: {e}",
-            dir.display()
-        ));
-    }
-    let text = match crate::export::read_text_limited(path, MAX_BATCH_BYTES, "a batch of positions")
-    {
-        Ok(t) => t,
-        Err(e) => return refused(&format!("{origin}: cannot read: {e}")),
-    };
-    let rows = match parse(&origin, &text, rules) {
-        Ok(rows) => rows,
-        Err(e) => return refused(&e),
-    };
+    let (threads, twin) = check_flags(args, rules)?;
+    let text = crate::export::read_text_limited(path, MAX_BATCH_BYTES, "a batch of positions")
+        .map_err(|e| refuse(format!("{origin}: cannot read: {e}")))?;
+    let rows = parse(&origin, &text, rules).map_err(refuse)?;
     let how = How {
         rules,
         largest_cards: largest_cards(&rows),
@@ -432,27 +453,11 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     // batch of hour-long rows stopped at any moment keeps what it did.
     let named = fingerprint(&text, how, args.check_positions);
     let memo = args.out.as_deref().map(batch_memo::memo_path);
-    // A path the kept tables cannot take is refused before the checkpoint
-    // is opened (and written), so that the refusal leaves nothing behind.
-    if let Some(memo) = &memo
-        && let Err(e) = crate::error::refuse_unless_file_or_absent(
-            memo,
-            crate::error::Role::Written("the kept memo"),
-        )
-    {
-        eprintln!("error: {e:#}");
-        return exit::of_error(&e);
-    }
     let checkpoint = match &args.out {
         Some(out) => {
             let path = checkpoint_path(out);
-            match open_checkpoint(&path, &named, args.resume, &rows) {
-                Ok((journal, done)) => Some((path, journal, done)),
-                Err(e) => {
-                    eprintln!("error: {e:#}");
-                    return exit::of_error(&e);
-                }
-            }
+            let (journal, done) = open_checkpoint(&path, &named, args.resume, &rows)?;
+            Some((path, journal, done))
         }
         None => None,
     };
@@ -461,32 +466,23 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     // so that a signal then still stops the batch as it says, keeping them.
     if let Some((path, _, _)) = &checkpoint {
         let keeps = memo.clone().filter(|_| args.keep_memo);
-        if let Err(e) = stop_on_signals(stop.clone(), path.clone(), keeps) {
-            eprintln!("error: cannot install signal handlers: {e}");
-            return exit::RUNTIME;
-        }
+        stop_on_signals(stop.clone(), path.clone(), keeps)
+            .map_err(|e| anyhow::anyhow!("cannot install signal handlers: {e}"))?;
     }
-    let kept = memo.as_deref().map_or(Ok(Vec::new()), |memo| {
-        batch_memo::solvers_to_start_with(memo, &named, args.resume, args.quiet, || {
-            (0..threads).map(|_| new_solvers(how, &stop)).collect()
-        })
-    });
-    let parked = match kept {
-        Ok(solvers) => Mutex::new(solvers),
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return exit::of_error(&e);
+    let kept = match memo.as_deref() {
+        Some(memo) => {
+            batch_memo::solvers_to_start_with(memo, &named, args.resume, args.quiet, || {
+                (0..threads).map(|_| new_solvers(how, &stop)).collect()
+            })?
         }
+        None => Vec::new(),
     };
+    let parked = Mutex::new(kept);
     let started = std::time::Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-    let pool = match pool {
-        Ok(pool) => pool,
-        Err(e) => {
-            eprintln!("error: cannot start {threads} threads: {e}");
-            return exit::RUNTIME;
-        }
-    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start {threads} threads: {e}"))?;
     let mode = if args.quiet {
         Mode::Quiet
     } else {
@@ -519,9 +515,8 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     let solved = pool.install(|| solve_rest(&rows, done, how, &progress, &record, &stop, &parked));
     progress.finish();
     let journal = journal.map(|j| j.into_inner().expect("no thread panics holding it"));
-    let reports = match (solved, &journal) {
-        (Ok(Some(reports)), _) => reports,
-        (Ok(None), Some(journal)) => {
+    let Some(reports) = solved? else {
+        if let Some(journal) = &journal {
             if let (true, Some(memo)) = (args.keep_memo, &memo) {
                 let solvers = parked.into_inner().expect("no thread panics holding it");
                 batch_memo::write(memo, &named, &solvers);
@@ -532,13 +527,8 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
                 rows.len(),
                 journal.path().display()
             );
-            return exit::INTERRUPTED;
         }
-        (Ok(None), None) => return exit::INTERRUPTED,
-        (Err(e), _) => {
-            eprintln!("error: {e:#}");
-            return exit::of_error(&e);
-        }
+        return Ok(Ended::Stopped);
     };
     let comparisons: Vec<Comparison> = rows
         .iter()
@@ -548,28 +538,22 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
     let csv = table(&reports, &comparisons, rules, args.score);
     match &args.out {
         Some(out) => {
-            if let Err(e) = crate::export::write_atomic(out, &csv) {
-                eprintln!("error: {e:#}");
-                return crate::exit::of_error(&e);
+            crate::export::write_atomic(out, &csv)?;
+            // Faults now, after the work, are not the input's: flattened,
+            // no refusal in them says exit 2.
+            let fault = |e: anyhow::Error| anyhow::anyhow!("{e:#}");
+            if let Some(journal) = journal {
+                journal.remove().map_err(fault)?;
             }
-            if let Some(journal) = journal
-                && let Err(e) = journal.remove()
-            {
-                eprintln!("error: {e:#}");
-                return exit::RUNTIME;
-            }
-            if let Some(memo) = &memo
-                && let Err(e) = crate::engine::memo_file::remove(memo)
-            {
-                eprintln!("error: {e:#}");
-                return exit::RUNTIME;
+            if let Some(memo) = &memo {
+                crate::engine::memo_file::remove(memo).map_err(fault)?;
             }
         }
         None => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
             if stdout.write_all(&csv).and_then(|_| stdout.flush()).is_err() {
-                return exit::RUNTIME;
+                return Ok(Ended::StdoutClosed);
             }
         }
     }
@@ -591,11 +575,9 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         line += &text;
     }
     eprintln!("{line}");
-    if failed == 0 && differ == 0 {
-        exit::OK
-    } else {
-        exit::CHECK_FAILED
-    }
+    Ok(Ended::Solved {
+        all_hold: failed == 0 && differ == 0,
+    })
 }
 
 /// The line on stderr after a batch: how many rows, and what held.
@@ -652,11 +634,6 @@ fn summary(
         )
     };
     format!("{timing}: {checks}")
-}
-
-fn refused(message: &str) -> i32 {
-    eprintln!("error: {message}");
-    exit::USAGE
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
         }
         if let Some(r) = column_named(name) {
             if recorded_at.iter().any(|&(seen, _)| seen == r) {
-                return Err(format!("{origin}: column `{name}` is named twice"));
+                return Err(format!("{origin}: column `{}` is named twice", shown(name)));
             }
             recorded_at.push((r, i));
             continue;
@@ -75,11 +75,13 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
                 .chain(HAND_ALIASES.iter().map(|(alias, _)| alias));
             if let Some(near) = nearest(name, every) {
                 return Err(format!(
-                    "{origin}: column `{name}` is not one a batch file may have; did you mean `{near}`? (the first line names the columns)"
+                    "{origin}: column `{}` is not one a batch file may have; did you mean `{near}`? (the first line names the columns)",
+                    shown(name)
                 ));
             }
             return Err(format!(
-                "{origin}: column `{name}` is not one of {} (nor one the runner's own tables add: {}, which are compared with what is solved, or {}, which are passed over); the first line names the columns",
+                "{origin}: column `{}` is not one of {} (nor one the runner's own tables add: {}, which are compared with what is solved, or {}, which are passed over); the first line names the columns",
+                shown(name),
                 KNOWN_COLUMNS.join(", "),
                 recorded.join(", "),
                 PASSED_OVER_COLUMNS.join(", ")
@@ -89,7 +91,7 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
             let alias = if known == name {
                 String::new()
             } else {
-                format!(" (`{name}` is read as `{known}`)")
+                format!(" (`{}` is read as `{known}`)", shown(name))
             };
             return Err(format!("{origin}: column `{known}` is named twice{alias}"));
         }
@@ -112,14 +114,20 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
                 "" => 0,
                 f => f.parse().map_err(|_| {
                     at(format!(
-                        "column field: `{f}` is not a card strength (0 for an empty field)"
+                        "column field: `{}` is not a card strength (0 for an empty field)",
+                        shown(f)
                     ))
                 })?,
             },
             reversed: match cell(reversed) {
                 "" | "false" => false,
                 "true" => true,
-                r => return Err(at(format!("column reversed: `{r}` is not true or false"))),
+                r => {
+                    return Err(at(format!(
+                        "column reversed: `{}` is not true or false",
+                        shown(r)
+                    )));
+                }
             },
             line,
             recorded: recorded::cells_of(&recorded_at, &record),
@@ -178,6 +186,18 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// A file's text quoted in a message: control characters escaped (a
+/// quoted cell may hold a line break) and a long text cut short, so that
+/// the message stays one line.
+fn shown(text: &str) -> String {
+    const MOST_CHARS: usize = 40;
+    let escaped: String = text.escape_debug().collect();
+    match escaped.char_indices().nth(MOST_CHARS) {
+        Some((cut, _)) => format!("{}...", &escaped[..cut]),
+        None => escaped,
+    }
+}
+
 /// A hand written as strengths separated by spaces (or commas, in a
 /// quoted cell).
 fn hand(text: &str, column: &str) -> Result<Vec<u32>, String> {
@@ -185,7 +205,10 @@ fn hand(text: &str, column: &str) -> Result<Vec<u32>, String> {
         .filter(|s| !s.is_empty())
         .map(|c| {
             c.parse().map_err(|_| {
-                format!("column {column}: `{c}` is not a card strength (a whole number from 1)")
+                format!(
+                    "column {column}: `{}` is not a card strength (a whole number from 1)",
+                    shown(c)
+                )
             })
         })
         .collect()
@@ -290,6 +313,23 @@ mod tests {
                 "first,second\n1,2,3\n",
                 Rules::PLAIN,
                 "found record with 3 fields",
+            ),
+            // The file's text is quoted on the message's one line: a
+            // quoted cell's line break escaped, a long cell cut short.
+            (
+                "\"first,second\n1 2,3\",second,first\n1,2,3\n",
+                Rules::PLAIN,
+                "column `first,second\\n1 2,3` is not one of",
+            ),
+            (
+                "first,second,field\n1,2,\"3\n4\"\n",
+                Rules::PLAIN,
+                "column field: `3\\n4`",
+            ),
+            (
+                &format!("first,second\n1 {},2\n", "9".repeat(100)),
+                Rules::PLAIN,
+                &format!("column first: `{}...`", "9".repeat(40)),
             ),
         ] {
             let e = parse("b.csv", text, rules).unwrap_err();
