@@ -87,7 +87,7 @@ pub(super) fn refuse_unfit_outputs<S: Study>(
     // Before the checkpoint is opened (and written), so that the refusal
     // leaves nothing that asks the next run for --resume.
     if study.kept_memo().is_some() {
-        refuse_unless_file_or_absent(&dir.join(MEMO_FILE), Role::Written("the kept memo"))?;
+        crate::engine::memo_file::refuse_unfit_path(&dir.join(MEMO_FILE))?;
     }
     Ok(())
 }

@@ -161,10 +161,27 @@ pub fn read(
     Ok(Some(size))
 }
 
+/// Refuses a path where a kept memo could not be written (a directory, a
+/// device), before the checkpoint of the run or batch that may keep one
+/// opens: a refusal then leaves nothing behind that asks for `--resume`.
+pub fn refuse_unfit_path(path: &Path) -> anyhow::Result<()> {
+    refuse_unless_file_or_absent(path, Role::Written("the kept memo"))
+}
+
 /// Removes a kept memo, once the run or batch it belongs to is finished
-/// or started over; none there is nothing to do.
+/// or started over; none there is nothing to do. Something other than a
+/// file is left in place (removing a device node as root would break the
+/// machine) and is a fault, not a refusal: [`refuse_unfit_path`] refused
+/// it before the work, so it was put there since.
 pub fn remove(path: &Path) -> anyhow::Result<()> {
-    refuse_unless_file_or_absent(path, Role::Written("the kept memo"))?;
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        anyhow::bail!(
+            "cannot remove the kept memo {}: it is no longer a regular file, so it was left in place",
+            path.display()
+        );
+    }
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => {
             Err(anyhow::Error::new(e).context(format!("cannot remove {}", path.display())))
@@ -325,5 +342,28 @@ mod tests {
             assert!(e.contains("name positions differently"), "{keys:?}: {e}");
         }
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A directory at the memo's path is refused before the work (exit 2)
+    /// and, put there since, is left in place by the removal at the end,
+    /// as a fault (exit 3): the input was fine when the work began.
+    #[test]
+    fn a_memo_path_that_is_not_a_file_is_refused_first_and_left_in_place_last() {
+        let path = scratch("not-a-file");
+        assert!(refuse_unfit_path(&path).is_ok());
+        std::fs::write(&path, b"kept").unwrap();
+        assert!(refuse_unfit_path(&path).is_ok());
+        remove(&path).unwrap();
+        assert!(!path.exists());
+        remove(&path).unwrap();
+
+        std::fs::create_dir(&path).unwrap();
+        let refused = refuse_unfit_path(&path).unwrap_err();
+        assert!(crate::error::is_refused(&refused), "{refused}");
+        assert!(refused.to_string().contains("memo.bin"), "{refused}");
+        let fault = remove(&path).unwrap_err();
+        assert!(!crate::error::is_refused(&fault), "{fault}");
+        assert!(fault.to_string().contains("left in place"), "{fault}");
+        assert!(path.is_dir());
     }
 }

@@ -378,16 +378,25 @@ enum Ended {
     /// Every row solved and the table written: did every check hold and
     /// every recorded verdict agree?
     Solved { all_hold: bool },
-    /// Stopped (a signal); the rows finished are in the checkpoint.
+    /// Stopped before every row was solved (a signal, or the tests'
+    /// `--stop-after-rows`); the rows finished are in the checkpoint.
     Stopped,
     /// Standard output closed before the table was written (a pipe to
     /// `head`): nothing more to say.
     StdoutClosed,
 }
 
-/// The flags a batch is refused for before it reads its file: the worker
-/// threads and the twin check they give.
-fn check_flags(args: &SolveArgs, rules: Rules) -> anyhow::Result<(usize, TwinCheck)> {
+/// What [`check_flags`] found usable.
+struct Checked {
+    threads: usize,
+    twin: TwinCheck,
+    /// Where a stopped batch keeps its memo: beside `--out`, if given.
+    memo: Option<PathBuf>,
+}
+
+/// The flags a batch is refused for before it reads its file; refused
+/// here, nothing is left behind.
+fn check_flags(args: &SolveArgs, rules: Rules) -> anyhow::Result<Checked> {
     let threads = crate::engine::worker_threads(args.threads).map_err(refuse)?;
     check_rule_flags(rules).map_err(refuse)?;
     let twin = twin_check(args.check_positions, rules, threads).map_err(refuse)?;
@@ -406,6 +415,7 @@ fn check_flags(args: &SolveArgs, rules: Rules) -> anyhow::Result<(usize, TwinChe
             "--keep-memo: only with --cut or --back; plain positions take seconds, so a stopped batch finishes the rows under way instead",
         ));
     }
+    let mut memo = None;
     if let Some(out) = &args.out {
         refuse_unless_file_or_absent(out, Role::Written("the batch's table"))?;
         // A directory that cannot be made is refused now, not after the
@@ -419,12 +429,15 @@ fn check_flags(args: &SolveArgs, rules: Rules) -> anyhow::Result<(usize, TwinChe
                 dir.display()
             )));
         }
-        // A path the kept tables cannot take is refused before the
-        // checkpoint is opened (and written), so that the refusal leaves
-        // nothing behind.
-        refuse_unless_file_or_absent(&batch_memo::memo_path(out), Role::Written("the kept memo"))?;
+        let path = batch_memo::memo_path(out);
+        crate::engine::memo_file::refuse_unfit_path(&path)?;
+        memo = Some(path);
     }
-    Ok((threads, twin))
+    Ok(Checked {
+        threads,
+        twin,
+        memo,
+    })
 }
 
 /// [`main`]'s work: refuses bad flags and rows before any is solved, then
@@ -436,7 +449,11 @@ fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<Ended> {
         back: args.back,
     };
     let origin = path.display().to_string();
-    let (threads, twin) = check_flags(args, rules)?;
+    let Checked {
+        threads,
+        twin,
+        memo,
+    } = check_flags(args, rules)?;
     let text = crate::export::read_text_limited(path, MAX_BATCH_BYTES, "a batch of positions")
         .map_err(|e| refuse(format!("{origin}: cannot read: {e}")))?;
     let rows = parse(&origin, &text, rules).map_err(refuse)?;
@@ -452,7 +469,6 @@ fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<Ended> {
     // With --out, each finished row is journalled beside the table, so a
     // batch of hour-long rows stopped at any moment keeps what it did.
     let named = fingerprint(&text, how, args.check_positions);
-    let memo = args.out.as_deref().map(batch_memo::memo_path);
     let checkpoint = match &args.out {
         Some(out) => {
             let path = checkpoint_path(out);
@@ -539,14 +555,11 @@ fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<Ended> {
     match &args.out {
         Some(out) => {
             crate::export::write_atomic(out, &csv)?;
-            // Faults now, after the work, are not the input's: flattened,
-            // no refusal in them says exit 2.
-            let fault = |e: anyhow::Error| anyhow::anyhow!("{e:#}");
             if let Some(journal) = journal {
-                journal.remove().map_err(fault)?;
+                journal.remove()?;
             }
             if let Some(memo) = &memo {
-                crate::engine::memo_file::remove(memo).map_err(fault)?;
+                crate::engine::memo_file::remove(memo)?;
             }
         }
         None => {
