@@ -47,7 +47,7 @@ fn check_status(check: Check) -> i32 {
 /// The status of an error from a run or merge: the user's input refused,
 /// or a fault.
 fn error_status(e: &anyhow::Error) -> i32 {
-    eprintln!("error: {e:#}");
+    exit::say_error(format_args!("{e:#}"));
     exit::of_error(e)
 }
 
@@ -61,10 +61,10 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         .unwrap_or("")
         .to_string();
     let Some(entry) = studies::find(&study) else {
-        eprintln!(
-            "error: {}: unknown study `{study}`",
+        exit::say_error(format_args!(
+            "{}: unknown study `{study}`",
             partials[0].0.display()
-        );
+        ));
         return exit::USAGE;
     };
     let ctx = RunContext::quiet(Default::default(), args.out.clone(), 1);
@@ -233,7 +233,7 @@ pub fn main() -> i32 {
             match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
                 Ok(()) => exit::OK,
                 Err(e) => {
-                    eprintln!("error: cannot write the man page: {e}");
+                    exit::say_error(format_args!("cannot write the man page: {e}"));
                     exit::RUNTIME
                 }
             }
@@ -252,7 +252,7 @@ fn interim(args: &InterimArgs) -> i32 {
     let config = match studies::load_config(&args.config) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            exit::say_error(format_args!("{e}"));
             return exit::USAGE;
         }
     };
@@ -273,7 +273,7 @@ fn interim(args: &InterimArgs) -> i32 {
 fn run(args: &RunArgs) -> i32 {
     if args.dry_run {
         let Some(config) = args.config.clone() else {
-            eprintln!("error: --dry-run needs --config FILE");
+            exit::say_error(format_args!("--dry-run needs --config FILE"));
             return exit::USAGE;
         };
         return crate::plan::main(&crate::cli::PlanArgs {
@@ -284,33 +284,33 @@ fn run(args: &RunArgs) -> i32 {
         });
     }
     let Some(path) = &args.config else {
-        eprintln!("error: `runner run` needs --config FILE");
+        exit::say_error(format_args!("`runner run` needs --config FILE"));
         return exit::USAGE;
     };
     let config = match studies::load_config(path) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            exit::say_error(format_args!("{e}"));
             return exit::USAGE;
         }
     };
     if args.keep_memo
         && let Err(e) = studies::check_keep_memo(&config)
     {
-        eprintln!("error: {e}");
+        exit::say_error(format_args!("{e}"));
         return exit::USAGE;
     }
     let threads = match crate::engine::worker_threads(args.threads) {
         Ok(n) => n,
         Err(msg) => {
-            eprintln!("error: {msg}");
+            exit::say_error(format_args!("{msg}"));
             return exit::USAGE;
         }
     };
     let shard = match shard_spec(args) {
         Ok(s) => s,
         Err(msg) => {
-            eprintln!("error: {msg}");
+            exit::say_error(format_args!("{msg}"));
             return exit::USAGE;
         }
     };
@@ -321,7 +321,7 @@ fn run(args: &RunArgs) -> i32 {
     let stop = Arc::new(AtomicBool::new(false));
     let phase = Arc::new(AtomicU8::new(Phase::PREPARING));
     if let Err(e) = watch_signals(stop.clone(), phase.clone()) {
-        eprintln!("error: cannot install signal handlers: {e}");
+        exit::say_error(format_args!("cannot install signal handlers: {e}"));
         return exit::RUNTIME;
     }
     let ctx = RunContext {

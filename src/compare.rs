@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// an output path that is not a file, 3 when the output cannot be written).
 pub fn main(args: &CompareArgs) -> i32 {
     if let Err(problem) = fit_output(&args.out) {
-        eprintln!("error: --out: {problem}");
+        exit::say_error(format_args!("--out: {problem}"));
         return exit::USAGE;
     }
     let mut notes = Vec::new();
@@ -31,7 +31,7 @@ pub fn main(args: &CompareArgs) -> i32 {
     {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            exit::say_error(format_args!("{e:#}"));
             return exit::USAGE;
         }
     };
@@ -46,7 +46,7 @@ pub fn main(args: &CompareArgs) -> i32 {
             exit::OK
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            exit::say_error(format_args!("{e:#}"));
             exit::of_error(&e)
         }
     }

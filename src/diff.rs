@@ -50,7 +50,7 @@ pub fn main(args: &DiffArgs) -> i32 {
             }
         }
         Err(msg) => {
-            eprintln!("error: {msg}");
+            exit::say_error(format_args!("{msg}"));
             exit::USAGE
         }
     }

@@ -1,6 +1,9 @@
-//! The process's exit statuses. Only the top layer (`app`, `solve`,
-//! `slurm`) chooses one; everything below returns outcomes and errors, so
-//! that what a status means is decided in one place.
+//! The process's exit statuses, and the error line that goes with them.
+//! Only the top layer (`app`, `solve`, `slurm`) chooses a status or says
+//! an error; everything below returns outcomes and errors, so that what a
+//! status means is decided in one place.
+
+use std::fmt::Display;
 
 /// Everything checked held, or the run's work was done (a shard, a
 /// measurement with no claim to check).
@@ -21,5 +24,41 @@ pub fn of_error(e: &anyhow::Error) -> i32 {
         USAGE
     } else {
         RUNTIME
+    }
+}
+
+/// Says `message` on stderr as the one line `error: …`. Control
+/// characters in it are escaped: a message quotes what the user typed (a
+/// path with a line break in it), and a script reading the error, or a
+/// person, expects one line.
+pub fn say_error(message: impl Display) {
+    eprintln!("error: {}", on_one_line(&message.to_string()));
+}
+
+/// `text` with its control characters escaped (a line break as `\n`),
+/// everything else as it is.
+fn on_one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line break or escape in a message is shown escaped, so the error
+    /// stays one line; other text, μ and quotes included, is kept.
+    #[test]
+    fn an_error_message_is_kept_on_one_line() {
+        assert_eq!(on_one_line("a/x\nb: no such file"), "a/x\\nb: no such file");
+        assert_eq!(on_one_line("p\r\t\u{1b}[31m"), "p\\r\\t\\u{1b}[31m");
+        assert_eq!(on_one_line("μ(X, Y) `a` \"b\" é"), "μ(X, Y) `a` \"b\" é");
     }
 }

@@ -32,14 +32,14 @@ pub fn main(args: &PlanArgs) -> i32 {
     let config = match load_config(&args.config) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            exit::say_error(format_args!("{e}"));
             return exit::USAGE;
         }
     };
     let threads = match crate::engine::worker_threads(args.threads) {
         Ok(n) => n,
         Err(msg) => {
-            eprintln!("error: {msg}");
+            exit::say_error(format_args!("{msg}"));
             return exit::USAGE;
         }
     };
@@ -77,7 +77,7 @@ pub fn main(args: &PlanArgs) -> i32 {
         match (entry.calibrate)(&config, &ctx, Duration::from_secs(args.calibrate_secs)) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("error: calibration failed: {e:#}");
+                exit::say_error(format_args!("calibration failed: {e:#}"));
                 return exit::RUNTIME;
             }
         };

@@ -168,14 +168,14 @@ pub fn main(args: &SlurmArgs) -> i32 {
     let config = match load_config(&args.config) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            exit::say_error(format_args!("{e}"));
             return exit::USAGE;
         }
     };
     if args.keep_memo
         && let Err(e) = check_keep_memo(&config)
     {
-        eprintln!("error: {e}");
+        exit::say_error(format_args!("{e}"));
         return exit::USAGE;
     }
     let workdir = absolute(Path::new("."));
@@ -191,7 +191,7 @@ pub fn main(args: &SlurmArgs) -> i32 {
     let scripts = match render(&config, args, &workdir, &runner) {
         Ok(s) => s,
         Err(msg) => {
-            eprintln!("error: {msg}");
+            exit::say_error(format_args!("{msg}"));
             return exit::USAGE;
         }
     };
@@ -225,7 +225,7 @@ pub fn main(args: &SlurmArgs) -> i32 {
             exit::OK
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            exit::say_error(format_args!("{e:#}"));
             exit::of_error(&e)
         }
     }

@@ -835,3 +835,25 @@ fn a_checkpoint_that_is_not_a_regular_file_is_refused_without_hanging() {
         );
     }
 }
+
+/// An error quotes what the user typed; a path with a line break in it is
+/// shown escaped, so that every command's error is still one line.
+#[test]
+fn an_error_about_a_path_with_a_line_break_is_one_line() {
+    let dir = scratch("line-break");
+    let odd = dir.join("results\nof yesterday").display().to_string();
+    let config = dir.join("deal\n8.toml").display().to_string();
+    for args in [
+        vec!["table", odd.as_str()],
+        vec!["plot", odd.as_str()],
+        vec!["report", odd.as_str()],
+        vec!["merge", "--out", "merged", odd.as_str()],
+        vec!["--config", config.as_str()],
+        vec!["plan", "--config", config.as_str()],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("\\n"), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -367,7 +367,7 @@ pub fn main(args: &SolveArgs, path: &Path) -> i32 {
         Ok(Ended::Stopped) => exit::INTERRUPTED,
         Ok(Ended::StdoutClosed) => exit::RUNTIME,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            exit::say_error(format_args!("{e:#}"));
             exit::of_error(&e)
         }
     }

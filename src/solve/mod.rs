@@ -40,7 +40,9 @@ pub fn main(args: &SolveArgs) -> i32 {
         (args.stop_after_rows.is_some(), "--stop-after-rows"),
     ] {
         if given {
-            eprintln!("error: {flag}: only with --batch; one position prints to stdout");
+            exit::say_error(format_args!(
+                "{flag}: only with --batch; one position prints to stdout"
+            ));
             return exit::USAGE;
         }
     }
@@ -56,20 +58,20 @@ pub fn main(args: &SolveArgs) -> i32 {
         args.reversed,
         FLAGS,
     ) {
-        eprintln!("error: {e}");
+        exit::say_error(format_args!("{e}"));
         return exit::USAGE;
     }
     let cards = args.first.len() + args.second.len();
     if args.line && cards > LINE_MAX_CARDS {
-        eprintln!(
-            "error: --line: the position holds {cards} cards; a line of best play needs the whole game tree, so it is shown for positions of at most {LINE_MAX_CARDS}"
-        );
+        exit::say_error(format_args!(
+            "--line: the position holds {cards} cards; a line of best play needs the whole game tree, so it is shown for positions of at most {LINE_MAX_CARDS}"
+        ));
         return exit::USAGE;
     }
     let twin = match twin_check(args.check_positions, rules, 1) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            exit::say_error(format_args!("{e}"));
             return exit::USAGE;
         }
     };
