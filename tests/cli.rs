@@ -768,14 +768,14 @@ fn solve_batch_resumes_from_the_rows_it_finished() {
 fn solve_batch_keeps_its_tables_over_a_stop() {
     let dir = scratch("batch-keep-memo");
     let file = dir.join("positions.csv");
-    // One row of about a second under both rules (row 0, which the first
-    // thread takes first), and small ones: the first small row in the
-    // checkpoint stops the batch (--stop-after-rows) with row 0 under way.
+    // Small rows, and last one of about a second under both rules, which
+    // starts first since it has the most cards: the first small row in the
+    // checkpoint stops the batch (--stop-after-rows) with it under way.
     std::fs::write(
         &file,
         "first,second,field\n\
-         1 3 3 3 4 4 5 5 5 6 6 7 8 8 9 10 10 11 12 12 13,1 1 2 2 4 4 5 7 7 8 8 9 9 10 11 11 12 12 13 13 13,0\n\
-         1 2 5,3 4,0\n2 2 6,1 7,0\n1 3,2 4 5,0\n3 6,1 2,0\n",
+         1 2 5,3 4,0\n2 2 6,1 7,0\n1 3,2 4 5,0\n3 6,1 2,0\n\
+         1 3 3 3 4 4 5 5 5 6 6 7 8 8 9 10 10 11 12 12 13,1 1 2 2 4 4 5 7 7 8 8 9 9 10 11 11 12 12 13 13 13,0\n",
     )
     .unwrap();
     let batch = file.display().to_string();

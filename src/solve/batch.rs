@@ -15,7 +15,7 @@ use crate::exit;
 use crate::games::tanhinmin::variant::Rules;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A batch file is read whole before any work, so it is bounded: a
@@ -173,11 +173,12 @@ fn largest_cards(rows: &[Row]) -> usize {
         .unwrap_or(0)
 }
 
-/// Solves the rows not `done` (by index), in parallel, handing each report
-/// to `record` as it is made (the checkpoint); `None` once `stop` is set,
-/// after which no row starts (the rows under way finish and are recorded,
-/// or with `how.keep_memo` give up). The solvers, whose memos carry from
-/// row to row, are taken from `parked` and left there.
+/// Solves the rows not `done` (by index), in parallel, those with the most
+/// cards first, handing each report to `record` as it is made (the
+/// checkpoint); `None` once `stop` is set, after which no row starts (the
+/// rows under way finish and are recorded, or with `how.keep_memo` give
+/// up). The solvers, whose memos carry from row to row, are taken from
+/// `parked` and left there.
 fn solve_rest(
     rows: &[Row],
     done: Vec<Option<SolveReport>>,
@@ -187,20 +188,29 @@ fn solve_rest(
     stop: &Arc<AtomicBool>,
     parked: &Mutex<Vec<Solvers>>,
 ) -> anyhow::Result<Option<Vec<SolveReport>>> {
-    let rest: Vec<usize> = (0..rows.len()).filter(|&i| done[i].is_none()).collect();
+    let mut rest: Vec<usize> = (0..rows.len()).filter(|&i| done[i].is_none()).collect();
+    // The rows with the most cards start first (the rest in the file's
+    // order), so that a long row is not left to run alone at the end while
+    // the other threads idle.
+    rest.sort_by_key(|&i| std::cmp::Reverse(rows[i].first.len() + rows[i].second.len()));
     // One rayon job a row: rows of one batch can differ a thousandfold
     // (a 26x26 11-back row of 30 minutes among rows of seconds), and rows
     // queued in a job behind a long one cannot be taken by an idle thread
-    // (the 11-back 26x26 table ran its last 8 rows on one thread). The
-    // solvers, whose memos carry from row to row, are parked between
-    // rows rather than made per job: at most one a thread is ever made.
-    let solved: Vec<Option<(usize, SolveReport)>> = rest
-        .par_iter()
+    // (the 11-back 26x26 table ran its last 8 rows on one thread). A job
+    // takes the next row of `rest` when it starts, not the row of its own
+    // place, so rows start in `rest`'s order whichever thread runs which
+    // job. The solvers, whose memos carry from row to row, are parked
+    // between rows rather than made per job: at most one a thread is ever
+    // made.
+    let next = AtomicUsize::new(0);
+    let solved: Vec<Option<(usize, SolveReport)>> = (0..rest.len())
+        .into_par_iter()
         .with_max_len(1)
-        .map(|&i| {
+        .map(|_| {
             if stop.load(Ordering::SeqCst) {
                 return Ok(None);
             }
+            let i = rest[next.fetch_add(1, Ordering::SeqCst)];
             let parked_one = parked.lock().expect("no thread panics holding it").pop();
             let mut solvers = parked_one.unwrap_or_else(|| new_solvers(how, stop));
             let row = &rows[i];
