@@ -204,10 +204,47 @@ fn restore_default_sigpipe() {
     }
 }
 
+/// A command line clap could not read: `--help` and `--version` as clap
+/// prints them; anything else as the one line every refusal is, exit 2.
+/// Clap's own form spreads over five lines (the error, a tip, the usage,
+/// "For more information"); its tip and possible values are kept on the
+/// line, since they say what was meant.
+fn flag_error(e: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let rendered = e.render().to_string();
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut line = lines
+        .next()
+        .map(|first| first.strip_prefix("error: ").unwrap_or(first).to_string())
+        .unwrap_or_default();
+    for more in lines {
+        if let Some(tip) = more.strip_prefix("tip: ") {
+            line += "; ";
+            line += tip;
+        } else if more.starts_with("[possible values") {
+            line += " ";
+            line += more;
+        }
+    }
+    exit::say_error(format_args!("{line} (see --help)"));
+    exit::USAGE
+}
+
 /// Parses the command line, runs what it asks, and returns the exit status.
 pub fn main() -> i32 {
     restore_default_sigpipe();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return flag_error(e),
+    };
     match cli.command {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Solve(args)) => crate::solve::main(&args),

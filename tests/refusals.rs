@@ -857,3 +857,52 @@ fn an_error_about_a_path_with_a_line_break_is_one_line() {
         assert!(stderr(&o).contains("\\n"), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// A flag clap cannot read is refused in one line, as every refusal is,
+/// keeping clap's suggestion or the values allowed; `--help` and
+/// `--version` are still clap's, on stdout with exit 0.
+#[test]
+fn a_mistyped_flag_is_refused_in_one_line_with_what_was_meant() {
+    for (args, says) in [
+        (
+            &["--shard", "3"][..],
+            "a similar argument exists: '--shards'",
+        ),
+        (
+            &["solve", "--frist", "1"][..],
+            "a similar argument exists: '--first'",
+        ),
+        (
+            &["--threads"][..],
+            "a value is required for '--threads <N>'",
+        ),
+        (
+            &["-j", "many"][..],
+            "invalid value 'many' for '--threads <N>'",
+        ),
+        (
+            &["table", "--format", "html", "d"][..],
+            "[possible values: markdown, latex]",
+        ),
+        (&["bogus"][..], "unrecognized subcommand 'bogus'"),
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with("error: "),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    for args in [
+        &["--help"][..],
+        &["solve", "--help"][..],
+        &["--version"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty() && o.stderr.is_empty(), "{args:?}");
+    }
+}
