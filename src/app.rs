@@ -220,18 +220,30 @@ fn flag_error(e: clap::Error) -> i32 {
         e.exit();
     }
     let rendered = e.render().to_string();
-    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut lines = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
     let mut line = lines
         .next()
         .map(|first| first.strip_prefix("error: ").unwrap_or(first).to_string())
         .unwrap_or_default();
+    // What follows the error: a tip, the values allowed, or the names of
+    // the arguments it lists (those required but not given).
+    let mut listed = 0;
     for more in lines {
         if let Some(tip) = more.strip_prefix("tip: ") {
             line += "; ";
             line += tip;
-        } else if more.starts_with("[possible values") {
-            line += " ";
+        } else {
+            line += if listed == 0 || more.starts_with('[') {
+                " "
+            } else {
+                ", "
+            };
             line += more;
+            listed += 1;
         }
     }
     exit::say_error(format_args!("{line} (see --help)"));

@@ -885,6 +885,11 @@ fn a_mistyped_flag_is_refused_in_one_line_with_what_was_meant() {
             "[possible values: markdown, latex]",
         ),
         (&["bogus"][..], "unrecognized subcommand 'bogus'"),
+        (
+            &["slurm"][..],
+            "not provided: --config <FILE>, --shards <N>",
+        ),
+        (&["--recheck", "2", "-c", "x"][..], "not provided: --resume"),
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
