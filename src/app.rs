@@ -301,7 +301,7 @@ fn interim(args: &InterimArgs) -> i32 {
     let config = match studies::load_config(&args.config) {
         Ok(c) => c,
         Err(e) => {
-            exit::say_error(format_args!("{e}"));
+            exit::say_error(&e);
             return exit::USAGE;
         }
     };
@@ -339,14 +339,14 @@ fn run(args: &RunArgs) -> i32 {
     let config = match studies::load_config(path) {
         Ok(c) => c,
         Err(e) => {
-            exit::say_error(format_args!("{e}"));
+            exit::say_error(&e);
             return exit::USAGE;
         }
     };
     if args.keep_memo
         && let Err(e) = studies::check_keep_memo(&config)
     {
-        exit::say_error(format_args!("{e}"));
+        exit::say_error(&e);
         return exit::USAGE;
     }
     let threads = match crate::engine::worker_threads(args.threads) {

@@ -38,15 +38,15 @@ pub fn say_error(message: impl Display) {
 /// `text` with its control characters escaped (a line break as `\n`),
 /// everything else as it is.
 fn on_one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    let mut line = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            line.extend(c.escape_default());
+        } else {
+            line.push(c);
+        }
+    }
+    line
 }
 
 #[cfg(test)]

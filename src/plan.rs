@@ -32,7 +32,7 @@ pub fn main(args: &PlanArgs) -> i32 {
     let config = match load_config(&args.config) {
         Ok(c) => c,
         Err(e) => {
-            exit::say_error(format_args!("{e}"));
+            exit::say_error(&e);
             return exit::USAGE;
         }
     };

@@ -168,14 +168,14 @@ pub fn main(args: &SlurmArgs) -> i32 {
     let config = match load_config(&args.config) {
         Ok(c) => c,
         Err(e) => {
-            exit::say_error(format_args!("{e}"));
+            exit::say_error(&e);
             return exit::USAGE;
         }
     };
     if args.keep_memo
         && let Err(e) = check_keep_memo(&config)
     {
-        exit::say_error(format_args!("{e}"));
+        exit::say_error(&e);
         return exit::USAGE;
     }
     let workdir = absolute(Path::new("."));

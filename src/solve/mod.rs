@@ -58,7 +58,7 @@ pub fn main(args: &SolveArgs) -> i32 {
         args.reversed,
         FLAGS,
     ) {
-        exit::say_error(format_args!("{e}"));
+        exit::say_error(&e);
         return exit::USAGE;
     }
     let cards = args.first.len() + args.second.len();
@@ -71,7 +71,7 @@ pub fn main(args: &SolveArgs) -> i32 {
     let twin = match twin_check(args.check_positions, rules, 1) {
         Ok(t) => t,
         Err(e) => {
-            exit::say_error(format_args!("{e}"));
+            exit::say_error(&e);
             return exit::USAGE;
         }
     };
