@@ -298,12 +298,8 @@ pub fn main() -> i32 {
 
 /// `runner interim`: the tables of a run's finished chunks so far.
 fn interim(args: &InterimArgs) -> i32 {
-    let config = match studies::load_config(&args.config) {
-        Ok(c) => c,
-        Err(e) => {
-            exit::say_error(&e);
-            return exit::USAGE;
-        }
+    let Some(config) = exit::or_say(studies::load_config(&args.config)) else {
+        return exit::USAGE;
     };
     let run_dirs = if args.out.is_empty() {
         vec![config.output_dir()]
@@ -336,32 +332,14 @@ fn run(args: &RunArgs) -> i32 {
         exit::say_error(format_args!("`runner run` needs --config FILE"));
         return exit::USAGE;
     };
-    let config = match studies::load_config(path) {
-        Ok(c) => c,
-        Err(e) => {
-            exit::say_error(&e);
-            return exit::USAGE;
-        }
-    };
-    if args.keep_memo
-        && let Err(e) = studies::check_keep_memo(&config)
-    {
-        exit::say_error(&e);
+    let Some(config) = exit::or_say(studies::load_config_to_run(path, args.keep_memo)) else {
         return exit::USAGE;
-    }
-    let threads = match crate::engine::worker_threads(args.threads) {
-        Ok(n) => n,
-        Err(msg) => {
-            exit::say_error(format_args!("{msg}"));
-            return exit::USAGE;
-        }
     };
-    let shard = match shard_spec(args) {
-        Ok(s) => s,
-        Err(msg) => {
-            exit::say_error(format_args!("{msg}"));
-            return exit::USAGE;
-        }
+    let Some(threads) = exit::or_say(crate::engine::worker_threads(args.threads)) else {
+        return exit::USAGE;
+    };
+    let Some(shard) = exit::or_say(shard_spec(args)) else {
+        return exit::USAGE;
     };
     let out_dir = args.out.clone().unwrap_or_else(|| match shard {
         Some((n, i)) => config.output_dir().join(format!("shard-{i:03}-of-{n:03}")),

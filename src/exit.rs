@@ -35,6 +35,13 @@ pub fn say_error(message: impl Display) {
     eprintln!("error: {}", on_one_line(&message.to_string()));
 }
 
+/// `result`'s value, or `None` once its error is said. Every check of the
+/// user's input before work starts takes this shape, and its caller then
+/// returns [`USAGE`].
+pub fn or_say<T>(result: Result<T, impl Display>) -> Option<T> {
+    result.map_err(say_error).ok()
+}
+
 /// `text` with its control characters escaped (a line break as `\n`),
 /// everything else as it is.
 fn on_one_line(text: &str) -> String {

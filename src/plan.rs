@@ -29,19 +29,11 @@ const SHARD_TARGET_SECS: f64 = 3600.0;
 
 /// `runner plan`: prints the plan on stdout; returns the exit status.
 pub fn main(args: &PlanArgs) -> i32 {
-    let config = match load_config(&args.config) {
-        Ok(c) => c,
-        Err(e) => {
-            exit::say_error(&e);
-            return exit::USAGE;
-        }
+    let Some(config) = exit::or_say(load_config(&args.config)) else {
+        return exit::USAGE;
     };
-    let threads = match crate::engine::worker_threads(args.threads) {
-        Ok(n) => n,
-        Err(msg) => {
-            exit::say_error(format_args!("{msg}"));
-            return exit::USAGE;
-        }
+    let Some(threads) = exit::or_say(crate::engine::worker_threads(args.threads)) else {
+        return exit::USAGE;
     };
     let entry = studies::find(&config.experiment.study).expect("checked by load_config");
     let outline = (entry.outline)(&config, threads);

@@ -4,7 +4,7 @@
 use crate::cli::SlurmArgs;
 use crate::config::Config;
 use crate::exit;
-use crate::studies::{check_keep_memo, load_config};
+use crate::studies::load_config_to_run;
 use std::path::{Path, PathBuf};
 
 const ARRAY: &str = include_str!("../scripts/slurm/array.sbatch.in");
@@ -165,19 +165,9 @@ pub fn render(
 
 /// `runner slurm`: writes the three scripts; returns the exit status.
 pub fn main(args: &SlurmArgs) -> i32 {
-    let config = match load_config(&args.config) {
-        Ok(c) => c,
-        Err(e) => {
-            exit::say_error(&e);
-            return exit::USAGE;
-        }
-    };
-    if args.keep_memo
-        && let Err(e) = check_keep_memo(&config)
-    {
-        exit::say_error(&e);
+    let Some(config) = exit::or_say(load_config_to_run(&args.config, args.keep_memo)) else {
         return exit::USAGE;
-    }
+    };
     let workdir = absolute(Path::new("."));
     let runner = args
         .runner
@@ -188,12 +178,8 @@ pub fn main(args: &SlurmArgs) -> i32 {
         .dir
         .clone()
         .unwrap_or_else(|| Path::new("scripts/slurm").join(&config.experiment.name));
-    let scripts = match render(&config, args, &workdir, &runner) {
-        Ok(s) => s,
-        Err(msg) => {
-            exit::say_error(format_args!("{msg}"));
-            return exit::USAGE;
-        }
+    let Some(scripts) = exit::or_say(render(&config, args, &workdir, &runner)) else {
+        return exit::USAGE;
     };
     let result = (|| -> anyhow::Result<()> {
         // A --dir that cannot be a directory is a bad flag, refused as

@@ -68,12 +68,8 @@ pub fn main(args: &SolveArgs) -> i32 {
         ));
         return exit::USAGE;
     }
-    let twin = match twin_check(args.check_positions, rules, 1) {
-        Ok(t) => t,
-        Err(e) => {
-            exit::say_error(&e);
-            return exit::USAGE;
-        }
+    let Some(twin) = exit::or_say(twin_check(args.check_positions, rules, 1)) else {
+        return exit::USAGE;
     };
     let solvers = Solvers::new(rules)
         .checking(twin)

@@ -95,9 +95,20 @@ pub const REGISTRY: &[StudyEntry] = &[
     suite::<mahjong::Mahjong>("mahjong"),
 ];
 
+/// [`load_config`] for a run or its scripts: with `keep_memo` (the flag
+/// `--keep-memo`), a study that keeps no memo worth saving is refused too,
+/// before it is built or scripted.
+pub fn load_config_to_run(path: &Path, keep_memo: bool) -> Result<Config, Refused> {
+    let config = load_config(path)?;
+    if keep_memo {
+        check_keep_memo(&config)?;
+    }
+    Ok(config)
+}
+
 /// Refuses `--keep-memo` for `config`'s study if it keeps no memo worth
-/// saving, before the study is built or scripted.
-pub fn check_keep_memo(config: &Config) -> Result<(), Refused> {
+/// saving.
+fn check_keep_memo(config: &Config) -> Result<(), Refused> {
     if find(&config.experiment.study).is_some_and(|e| e.keeps_memo) {
         return Ok(());
     }
