@@ -697,10 +697,16 @@ fn solve_batch_resumes_from_the_rows_it_finished() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("add --resume"), "{}", stderr(&o));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-    // Another batch's checkpoint (other rules) is refused.
+    // Another batch's checkpoint (another flag) is refused, naming it.
     let o = run(&["solve", "--batch", &batch, "--out", &out, "--resume", "-q"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("belongs to"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "belongs to another batch (it was started with --score where this batch has no --score)"
+        ),
+        "{}",
+        stderr(&o)
+    );
     // An edited record is refused, naming the file.
     let edited = journal.replacen(
         "\"minimax_first_wins\":true",

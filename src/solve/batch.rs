@@ -276,6 +276,75 @@ fn fingerprint(text: &str, how: How, check_positions: Option<u64>) -> String {
     )
 }
 
+/// What a checkpoint's batch (fingerprint `found`) was started with that
+/// this one (`wanted`) is not, in the flags' terms: "it was started with
+/// --back 9 where this batch has --cut 6". `None` if nothing differs or
+/// either is not a fingerprint [`fingerprint`] writes (one of another
+/// version's format).
+/// The fingerprint itself stays as it was written, so that checkpoints
+/// made before this change still resume.
+fn what_differs(found: &str, wanted: &str) -> Option<String> {
+    let (found, wanted) = (fingerprint_fields(found)?, fingerprint_fields(wanted)?);
+    let (mut was, mut is) = (Vec::new(), Vec::new());
+    for ((name, a), (name_b, b)) in found.iter().zip(&wanted) {
+        if name != name_b {
+            return None;
+        }
+        if a != b {
+            was.push(field_in_flags(name, a)?);
+            is.push(field_in_flags(name, b)?);
+        }
+    }
+    if was.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "it was started with {} where this batch has {}",
+        was.join(", "),
+        is.join(", ")
+    ))
+}
+
+/// The (name, value) fields of a fingerprint, the input's hash first, or
+/// `None` if `text` is not one.
+fn fingerprint_fields(text: &str) -> Option<Vec<(&str, &str)>> {
+    let rest = text.strip_prefix("solve --batch ")?;
+    let (hash, rest) = rest.split_once(' ')?;
+    let words: Vec<&str> = rest.split(' ').collect();
+    if !words.len().is_multiple_of(2) {
+        return None;
+    }
+    let mut fields = vec![("input", hash)];
+    fields.extend(words.chunks(2).map(|pair| (pair[0], pair[1])));
+    Some(fields)
+}
+
+/// One fingerprint field as a reader knows it: the flag that set it.
+fn field_in_flags(name: &str, value: &str) -> Option<String> {
+    let optional = |flag: &str| match value {
+        "None" => Some(format!("no {flag}")),
+        _ => Some(format!(
+            "{flag} {}",
+            value.strip_prefix("Some(")?.strip_suffix(')')?
+        )),
+    };
+    match (name, value) {
+        ("input", hash) => Some(format!(
+            "the batch text of SHA-256 {}…",
+            hash.get(..12).unwrap_or(hash)
+        )),
+        ("cut", _) => optional("--cut"),
+        ("back", _) => optional("--back"),
+        ("check-positions", _) => optional("--check-positions"),
+        ("score", "true") => Some("--score".into()),
+        ("score", "false") => Some("no --score".into()),
+        ("moves", "true") => Some("no --verdicts-only".into()),
+        ("moves", "false") => Some("--verdicts-only".into()),
+        ("version", v) => Some(format!("version {v}")),
+        _ => None,
+    }
+}
+
 /// Opens the checkpoint at `path` and reads back the rows it holds, each
 /// checked to be a row of `rows`. A checkpoint already there is refused
 /// unless `resume`: it may hold hours of rows.
@@ -302,8 +371,11 @@ fn open_checkpoint(
         && let Some(found) = crate::engine::journal::fingerprint_of(path)?
         && found != fingerprint
     {
+        let how = what_differs(&found, fingerprint).unwrap_or_else(|| {
+            format!("another file or text, --cut, --back, --score, --verdicts-only, --check-positions or version: {found}")
+        });
         return Err(crate::error::refuse(format!(
-            "{}: the checkpoint belongs to another batch (another file or text, --cut, --back, --score, --verdicts-only, --check-positions or version: {found}); give the flags it was started with, or remove it to start over",
+            "{}: the checkpoint belongs to another batch ({how}); give the flags it was started with, or remove it to start over",
             path.display()
         )));
     }
@@ -663,6 +735,37 @@ fn summary(
 mod tests {
     use super::*;
     use crate::games::tanhinmin::variant::plain_variant_wins;
+
+    /// A refused checkpoint names, in flags, what its batch had that this
+    /// one has not; a fingerprint of another format is left to the caller.
+    #[test]
+    fn a_checkpoint_of_another_batch_is_named_by_its_flags() {
+        let how = |cut, back, score, moves| How {
+            rules: Rules { cut, back },
+            largest_cards: 4,
+            threads: 1,
+            score,
+            twin: TwinCheck::default(),
+            moves,
+            keep_memo: false,
+        };
+        let started = fingerprint("a,b\n", how(None, Some(9), false, true), None);
+        let again = fingerprint("a,b\n", how(None, Some(9), false, true), None);
+        assert_eq!(what_differs(&started, &again), None, "nothing differs");
+        let other = fingerprint("a,b\n", how(Some(6), None, true, false), Some(5));
+        assert_eq!(
+            what_differs(&started, &other).unwrap(),
+            "it was started with no --cut, --back 9, no --score, no --verdicts-only, no --check-positions where this batch has --cut 6, no --back, --score, --verdicts-only, --check-positions 5"
+        );
+        let edited = fingerprint("a,c\n", how(None, Some(9), false, true), None);
+        let said = what_differs(&started, &edited).unwrap();
+        assert!(
+            said.starts_with("it was started with the batch text of SHA-256 "),
+            "{said}"
+        );
+        assert!(what_differs("solve --batch 00 cut", &other).is_none());
+        assert!(what_differs("something else", &other).is_none());
+    }
     use crate::random::{chunk_rng, uniform_below};
     use crate::solve::report::report_under;
 
