@@ -285,6 +285,9 @@ fn fingerprint(text: &str, how: How, check_positions: Option<u64>) -> String {
 /// made before this change still resume.
 fn what_differs(found: &str, wanted: &str) -> Option<String> {
     let (found, wanted) = (fingerprint_fields(found)?, fingerprint_fields(wanted)?);
+    if found.len() != wanted.len() {
+        return None;
+    }
     let (mut was, mut is) = (Vec::new(), Vec::new());
     for ((name, a), (name_b, b)) in found.iter().zip(&wanted) {
         if name != name_b {
@@ -765,6 +768,8 @@ mod tests {
         );
         assert!(what_differs("solve --batch 00 cut", &other).is_none());
         assert!(what_differs("something else", &other).is_none());
+        let longer = format!("{started} memo true");
+        assert!(what_differs(&longer, &other).is_none(), "a field more");
     }
     use crate::random::{chunk_rng, uniform_below};
     use crate::solve::report::report_under;
