@@ -67,3 +67,33 @@ impl Role {
 pub fn is_refused(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| cause.is::<Refused>())
 }
+
+/// `text` with its control characters escaped (a line break as `\n`),
+/// everything else as it is: for a message or output line that quotes
+/// what the user typed (a path with a line break in it), which a script
+/// reading it, or a person, expects on one line.
+pub fn on_one_line(text: &str) -> String {
+    let mut line = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            line.extend(c.escape_default());
+        } else {
+            line.push(c);
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line break or escape in a message is shown escaped, so the error
+    /// stays one line; other text, μ and quotes included, is kept.
+    #[test]
+    fn an_error_message_is_kept_on_one_line() {
+        assert_eq!(on_one_line("a/x\nb: no such file"), "a/x\\nb: no such file");
+        assert_eq!(on_one_line("p\r\t\u{1b}[31m"), "p\\r\\t\\u{1b}[31m");
+        assert_eq!(on_one_line("μ(X, Y) `a` \"b\" é"), "μ(X, Y) `a` \"b\" é");
+    }
+}

@@ -32,7 +32,7 @@ pub fn of_error(e: &anyhow::Error) -> i32 {
 /// path with a line break in it), and a script reading the error, or a
 /// person, expects one line.
 pub fn say_error(message: impl Display) {
-    eprintln!("error: {}", on_one_line(&message.to_string()));
+    eprintln!("error: {}", crate::error::on_one_line(&message.to_string()));
 }
 
 /// `result`'s value, or `None` once its error is said. Every check of the
@@ -40,32 +40,4 @@ pub fn say_error(message: impl Display) {
 /// returns [`USAGE`].
 pub fn or_say<T>(result: Result<T, impl Display>) -> Option<T> {
     result.map_err(say_error).ok()
-}
-
-/// `text` with its control characters escaped (a line break as `\n`),
-/// everything else as it is.
-fn on_one_line(text: &str) -> String {
-    let mut line = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            line.extend(c.escape_default());
-        } else {
-            line.push(c);
-        }
-    }
-    line
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A line break or escape in a message is shown escaped, so the error
-    /// stays one line; other text, μ and quotes included, is kept.
-    #[test]
-    fn an_error_message_is_kept_on_one_line() {
-        assert_eq!(on_one_line("a/x\nb: no such file"), "a/x\\nb: no such file");
-        assert_eq!(on_one_line("p\r\t\u{1b}[31m"), "p\\r\\t\\u{1b}[31m");
-        assert_eq!(on_one_line("μ(X, Y) `a` \"b\" é"), "μ(X, Y) `a` \"b\" é");
-    }
 }

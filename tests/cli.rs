@@ -2012,3 +2012,24 @@ fn table_refuses_a_rate_no_run_writes_and_an_unknown_column() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// The summary on stdout quotes `--out`; a directory whose name holds a
+/// line break is shown escaped, so that each summary line stays one line.
+#[test]
+fn the_summary_keeps_an_out_with_a_line_break_on_one_line() {
+    let dir = scratch("summary-line-break");
+    let cfg = dir.join("v.toml");
+    std::fs::write(
+        &cfg,
+        "[experiment]\nname = \"v\"\nstudy = \"variant\"\nmode = \"exhaustive\"\n[rules]\nback = 9\n[hands]\nsizes = [[2, 2]]\n",
+    )
+    .unwrap();
+    let out = dir.join("a\nb");
+    let o = run(&run_args(&cfg, &out, &[]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let named = stdout.lines().find(|l| l.starts_with("results in "));
+    assert!(named.is_some_and(|l| l.ends_with("a\\nb")), "{stdout}");
+    assert!(!stdout.lines().any(|l| l == "b"), "{stdout}");
+    assert!(out.join("manifest.json").exists());
+}

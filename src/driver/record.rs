@@ -159,8 +159,10 @@ pub(super) fn print_summary(
     outputs: &[String],
 ) {
     if !ctx.json {
+        // A line quotes --out, which may hold a line break; a script
+        // reads the summary line by line (`--json` escapes it anyway).
         for line in &summary.lines {
-            println!("{line}");
+            println!("{}", crate::error::on_one_line(line));
         }
         return;
     }

@@ -640,7 +640,10 @@ fn run_chunks<S: Workload>(
         } else {
             results.push(result);
         }
-        if stop.load(Ordering::Relaxed) {
+        // A stop that came after the cell's last chunk was journalled cut
+        // nothing short: the cell is whole, and the next cell (if any) sees
+        // the stop before its first chunk.
+        if matches!(outcome, Err(Halt::Stopped)) {
             study.retire(into_workers(workers));
             return Ok(Outcome::Interrupted {
                 chunks_done,
@@ -919,6 +922,79 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(out, Outcome::Interrupted { chunks_done: 0, .. }));
+    }
+
+    /// The stop of [`StopAfterMerging`]'s runs, set as its last chunk is
+    /// merged: a stop that arrives once nothing is left to do.
+    static STOP_AFTER_MERGING: AtomicBool = AtomicBool::new(false);
+
+    /// Counts its items, in one cell of `items` or two, and requests a stop
+    /// as it merges the `items`th.
+    struct StopAfterMerging {
+        cells: Vec<u64>,
+    }
+
+    impl Workload for StopAfterMerging {
+        type Instance = u64;
+        type Counts = u64;
+        type Worker = ();
+        fn cell_sizes(&self) -> Vec<u64> {
+            self.cells.clone()
+        }
+        fn chunk_size(&self, _cell: usize) -> u64 {
+            4
+        }
+        fn cell_label(&self, cell: usize) -> String {
+            format!("cell {cell}")
+        }
+        fn new_worker(&self) {}
+        fn for_each_instance(&self, chunk: &Chunk, mut f: impl FnMut(&u64)) {
+            (chunk.start..chunk.start + chunk.len).for_each(|i| f(&i));
+        }
+        fn evaluate(&self, _: &mut (), _: &u64, counts: &mut u64) {
+            *counts += 1;
+        }
+        fn merge(into: &mut u64, from: u64) {
+            *into += from;
+            if *into == 10 {
+                STOP_AFTER_MERGING.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    #[test]
+    fn a_stop_after_the_last_chunk_cuts_nothing_short() {
+        // One thread, so that the 10th item is merged last in its cell.
+        for (cells, whole) in [(vec![10], true), (vec![10, 8], false)] {
+            STOP_AFTER_MERGING.store(false, Ordering::SeqCst);
+            let study = StopAfterMerging {
+                cells: cells.clone(),
+            };
+            let plan = Plan::new(&study);
+            let out = run(
+                &study,
+                &plan,
+                Shard::WHOLE,
+                &quiet(1),
+                None,
+                &STOP_AFTER_MERGING,
+            )
+            .unwrap();
+            match out {
+                Outcome::Complete(out) => {
+                    assert!(whole, "{cells:?}: a cell left undone");
+                    assert_eq!(out[0].counts, 10);
+                }
+                // The second cell saw the stop before its first chunk.
+                Outcome::Interrupted {
+                    chunks_done,
+                    chunks_total,
+                } => {
+                    assert!(!whole, "{cells:?}: the whole run, called interrupted");
+                    assert_eq!((chunks_done, chunks_total), (3, 5));
+                }
+            }
+        }
     }
 
     #[test]

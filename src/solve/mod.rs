@@ -50,15 +50,15 @@ pub fn main(args: &SolveArgs) -> i32 {
         cut: args.cut,
         back: args.back,
     };
-    if let Err(e) = check_rules(
+    let checked = check_rules(
         &args.first,
         &args.second,
         args.field,
         rules,
         args.reversed,
         FLAGS,
-    ) {
-        exit::say_error(&e);
+    );
+    if exit::or_say(checked).is_none() {
         return exit::USAGE;
     }
     let cards = args.first.len() + args.second.len();
