@@ -599,6 +599,60 @@ fn wait_for_checkpointed_chunks(child: &mut Child, journal: &Path, chunks: usize
     );
 }
 
+/// Resuming another run's checkpoint is refused before any work, naming
+/// what differs in the flags that would continue it: the shard, the config,
+/// the version that wrote it.
+#[cfg(unix)]
+#[test]
+fn another_runs_checkpoint_is_refused_naming_what_differs() {
+    let dir = scratch("another-run");
+    let cfg = write_config(&dir, "c.toml", SLOW);
+    let out = dir.join("out");
+    let shard = ["--shards", "2", "--shard-index", "1"];
+    let journal = stopped_after_chunks_with(&cfg, &out, &shard, 1);
+    let before = std::fs::read(&journal).unwrap();
+    let refused = |cfg: &Path, extra: &[&str]| {
+        let o = run(&run_args(cfg, &out, &[&["--resume"][..], extra].concat()));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(
+            std::fs::read(&journal).unwrap(),
+            before,
+            "the checkpoint was changed"
+        );
+        err
+    };
+    let err = refused(&cfg, &[]);
+    assert!(
+        err.contains("the checkpoint belongs to another run (it is shard 1 of 2's, where this run is the whole run: give --shards 2 --shard-index 1)"),
+        "{err}"
+    );
+    let other = write_config(&dir, "d.toml", &SLOW.replace("seed = 11", "seed = 12"));
+    let err = refused(&other, &shard);
+    assert!(
+        err.contains("(it was started from another config (or by a build that cuts the work into other chunks))"),
+        "{err}"
+    );
+    let text = String::from_utf8(before.clone()).unwrap();
+    let version = format!(" version {} ", env!("CARGO_PKG_VERSION"));
+    assert!(text.lines().next().unwrap().contains(&version), "{text}");
+    std::fs::write(&journal, text.replacen(&version, " version 0.0.1 ", 1)).unwrap();
+    let err = {
+        let o = run(&run_args(&cfg, &out, &[&["--resume"][..], &shard].concat()));
+        assert_eq!(o.status.code(), Some(2));
+        stderr(&o)
+    };
+    assert!(
+        err.contains("(it was written by runner 0.0.1, and this is runner"),
+        "{err}"
+    );
+    // The flags it names continue the run.
+    std::fs::write(&journal, &before).unwrap();
+    single(&cfg, &out, &[&shard[..], &["--resume"]].concat());
+    assert!(out.join("partial.json").exists());
+}
+
 /// A checkpoint replaced under a running run (as `git stash` or `git
 /// checkout` of a committed checkpoint does: a new file at the path) is
 /// noticed at the next chunk: the run stops with an error naming it,

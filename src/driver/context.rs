@@ -135,9 +135,111 @@ pub(super) fn shard_named(found: &str, hash: &str) -> Option<(u64, u64)> {
     (found == fingerprint(hash, shards, index) && index < shards).then_some((shards, index))
 }
 
+/// What differs between `found`, a checkpoint's fingerprint, and this
+/// run's (of config hash `hash`, shard `index` of `shards`), as clauses a
+/// user can act on, or `None` if `found` is not in [`fingerprint`]'s form.
+/// The config's hash names no key, so a config that differs is said as
+/// such.
+pub(super) fn how_another_run_differs(
+    found: &str,
+    hash: &str,
+    shards: u64,
+    index: u64,
+) -> Option<String> {
+    let (found_hash, rest) = found.strip_prefix("config ")?.split_once(" version ")?;
+    let (found_version, shard) = rest.split_once(" shard ")?;
+    let (found_index, found_shards) = shard.split_once(" of ")?;
+    let (found_index, found_shards): (u64, u64) =
+        (found_index.parse().ok()?, found_shards.parse().ok()?);
+    if found_hash.is_empty() || found_version.contains(' ') || found_index >= found_shards {
+        return None;
+    }
+    let shard_of = |index: u64, shards: u64| {
+        if shards == 1 {
+            "the whole run".to_string()
+        } else {
+            format!("shard {index} of {shards}")
+        }
+    };
+    let mut clauses = Vec::new();
+    if found_hash != hash {
+        clauses.push(
+            "it was started from another config (or by a build that cuts the work into other chunks)"
+                .to_string(),
+        );
+    }
+    let version = env!("CARGO_PKG_VERSION");
+    if found_version != version {
+        clauses.push(format!(
+            "it was written by runner {found_version}, and this is runner {version}"
+        ));
+    }
+    if (found_shards, found_index) != (shards, index) {
+        let flags = if found_shards == 1 {
+            "no --shards".to_string()
+        } else {
+            format!("--shards {found_shards} --shard-index {found_index}")
+        };
+        clauses.push(format!(
+            "it is {}'s, where this run is {}: give {flags}",
+            shard_of(found_index, found_shards),
+            shard_of(index, shards)
+        ));
+    }
+    (!clauses.is_empty()).then(|| clauses.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{fingerprint, shard_named};
+    use super::{fingerprint, how_another_run_differs, shard_named};
+
+    #[test]
+    fn another_runs_checkpoint_is_told_apart_by_what_differs() {
+        let found = fingerprint("abc", 2, 1);
+        assert_eq!(how_another_run_differs(&found, "abc", 2, 1), None);
+        assert_eq!(
+            how_another_run_differs(&found, "abc", 1, 0).as_deref(),
+            Some(
+                "it is shard 1 of 2's, where this run is the whole run: give --shards 2 --shard-index 1"
+            )
+        );
+        assert_eq!(
+            how_another_run_differs(&fingerprint("abc", 1, 0), "abc", 4, 3).as_deref(),
+            Some("it is the whole run's, where this run is shard 3 of 4: give no --shards")
+        );
+        let said = how_another_run_differs(&found, "abd", 2, 1).unwrap();
+        assert!(
+            said.starts_with("it was started from another config"),
+            "{said}"
+        );
+        assert!(!said.contains("shard"), "{said}");
+        let old = found.replace(
+            &format!(" version {} ", env!("CARGO_PKG_VERSION")),
+            " version 0.0.1 ",
+        );
+        let said = how_another_run_differs(&old, "abd", 3, 0).unwrap();
+        let clauses: Vec<&str> = said.split("; ").collect();
+        assert_eq!(clauses.len(), 3, "{said}");
+        assert!(clauses[1].starts_with("it was written by runner 0.0.1, and this is runner"));
+        assert!(clauses[2].contains("shard 0 of 3: give --shards 2 --shard-index 1"));
+        // Not a fingerprint of this form: no answer, so the caller falls
+        // back to the whole fingerprints.
+        for edited in [
+            "",
+            "config abc",
+            "config  version 1 shard 0 of 1",
+            "config abc version 1 shard 2 of 2",
+            "config abc version 1 shard x of 2",
+            "config abc version 1 2 shard 0 of 1",
+            "run abc version 1 shard 0 of 1",
+        ] {
+            assert_eq!(
+                how_another_run_differs(edited, "abc", 1, 0),
+                None,
+                "{edited:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_shard_is_read_back_from_its_own_configs_fingerprint_only() {

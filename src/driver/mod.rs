@@ -25,7 +25,7 @@ use crate::engine::{self, Outcome, journal, journal::Journal};
 use crate::error::refuse;
 use crate::export::{manifest, write_atomic};
 use crate::study::Study;
-use context::{fingerprint, result_hash, shard_named};
+use context::{fingerprint, how_another_run_differs, result_hash, shard_named};
 use kept_memo::{read_kept_memo, write_kept_memo};
 use out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
@@ -173,6 +173,17 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let out = &ctx.out_dir;
     remove_stale_temp_files(out);
     let run_name = fingerprint(&hash, shards, index);
+    // The journal would refuse another run's checkpoint too, but only this
+    // layer knows what the fingerprint's parts are and which flags set them.
+    if ctx.resume
+        && let Some(found) = journal::fingerprint_of(&checkpoint)?
+        && let Some(how) = how_another_run_differs(&found, &hash, shards, index)
+    {
+        return Err(refuse(format!(
+            "{}: the checkpoint belongs to another run ({how}); give the config and flags it was started with, or start over with --fresh or in another directory",
+            checkpoint.display()
+        )));
+    }
     let mut journal =
         Journal::<S::Counts>::open(&out.join(CHECKPOINT_FILE), &run_name, ctx.resume)?;
     read_kept_memo(&study, &out.join(MEMO_FILE), &run_name, ctx)?;
