@@ -1210,6 +1210,19 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
             std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
             resume_is_refused(&cfg, &out, problem, &format!("{study} {field}"));
         }
+        // A counterexample listed in full that no deal of the cell can be:
+        // a card added to its first hand.
+        if study == "variant" {
+            lines[1] = resealed(&first, |v| {
+                let hand = &mut v["counts"]["failures"][0]["first"];
+                let rank = (0..13).find(|&r| hand[r] == 0).expect("a rank not held");
+                hand[rank] = serde_json::json!(1);
+            });
+            std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+            let problem =
+                "a deal listed in full has hands of 14 and 13 cards, not the cell's 13 and 13";
+            resume_is_refused(&cfg, &out, problem, "variant failure");
+        }
     }
 }
 

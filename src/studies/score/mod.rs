@@ -134,6 +134,13 @@ impl ScoreWorker {
 }
 
 impl DealStudy for ScoreStudy {
+    fn listed_hands(c: &ScoreCounts) -> Vec<(&[u8], &[u8])> {
+        c.failures
+            .iter()
+            .map(|f| (&f.first[..], &f.second[..]))
+            .collect()
+    }
+
     type Counts = ScoreCounts;
     type Worker = ScoreWorker;
 

@@ -79,6 +79,12 @@ pub struct Worker {
 }
 
 impl DealStudy for Tanhinmin {
+    fn listed_hands(c: &CellCounts) -> Vec<(&[u8], &[u8])> {
+        (c.disagreements.iter())
+            .map(|d| (&d.first[..], &d.second[..]))
+            .collect()
+    }
+
     type Counts = CellCounts;
     type Worker = Worker;
 

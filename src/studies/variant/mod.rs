@@ -267,6 +267,12 @@ pub struct VariantStudy {
 }
 
 impl DealStudy for VariantStudy {
+    fn listed_hands(c: &VariantCounts) -> Vec<(&[u8], &[u8])> {
+        let failures = c.failures.iter().map(|f| (&f.first[..], &f.second[..]));
+        let plain = (c.plain_theorem_failed_deals.iter()).map(|f| (&f.first[..], &f.second[..]));
+        failures.chain(plain).collect()
+    }
+
     type Counts = VariantCounts;
     type Worker = VariantWorker;
 
