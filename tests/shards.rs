@@ -697,7 +697,12 @@ fn stopped_after_chunks_with(cfg: &Path, out: &Path, flags: &[&str], chunks: usi
 /// refused (exit 2) for `problem`; `what` names the case. Accepted, such a
 /// resume would run for hours, so a minute decides.
 fn resume_is_refused(cfg: &Path, out: &Path, problem: &str, what: &str) {
-    let resumed = start(cfg, out, &["--resume", "-j", "1"]);
+    resume_with_is_refused(cfg, out, &[], problem, what);
+}
+
+/// [`resume_is_refused`] with more flags (those the run was started with).
+fn resume_with_is_refused(cfg: &Path, out: &Path, flags: &[&str], problem: &str, what: &str) {
+    let resumed = start(cfg, out, &[&["--resume", "-j", "1"][..], flags].concat());
     let o = resumed.output_within(60, &format!("{what}: resumed"));
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{what}: {err}");
@@ -1223,6 +1228,97 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
                 "a deal listed in full has hands of 14 and 13 cards, not the cell's 13 and 13";
             resume_is_refused(&cfg, &out, problem, "variant failure");
         }
+    }
+}
+
+/// A counterexample a checkpoint record lists must be one by the study's
+/// own formula: a record edited with its checksum recomputed so that a
+/// listed deal agrees with the claim, or names another μ pair or C1 value,
+/// is refused on resume, not written as a counterexample. The plain
+/// theorem and C1 have none, so their runs plant a broken claim
+/// (`--inject-fault`) to list some.
+#[cfg(unix)]
+#[test]
+fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() {
+    let dir = scratch("false-counterexamples");
+    /// A study's run, and what an edit of its first listed deal does.
+    type Forgery = (&'static str, &'static str, &'static [&'static str]);
+    type Edit = (&'static str, fn(&mut serde_json::Value), &'static str);
+    let studies: [(Forgery, Edit); 4] = [
+        (
+            (
+                "variant",
+                "[rules]\ncut = 6\nback = 9\n[hands]\nsizes = [[13, 13]]\n",
+                &[],
+            ),
+            (
+                "failures",
+                |f| {
+                    f["variant_first_wins"] =
+                        serde_json::json!(!f["variant_first_wins"].as_bool().unwrap())
+                },
+                "a deal listed as a failure of the μ test is one it predicts",
+            ),
+        ),
+        (
+            (
+                "tanhinmin",
+                "[hands]\nsizes = [[9, 9]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "disagreements",
+                |d| d["minimax"] = d["formula"].clone(),
+                "a deal listed as a disagreement is not one by its μ pair",
+            ),
+        ),
+        (
+            (
+                "tanhinmin",
+                "[hands]\nsizes = [[9, 9]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "disagreements",
+                |d| d["mu0"] = serde_json::json!(d["mu0"].as_u64().unwrap() + 1),
+                "a deal listed as a disagreement is not one by its μ pair",
+            ),
+        ),
+        (
+            ("score", "[hands]\nsizes = [[7, 7]]\n", &["--inject-fault"]),
+            (
+                "failures",
+                |f| f["score"] = f["c1"].clone(),
+                "a deal listed as a failure of C1 is not one by its C1 value",
+            ),
+        ),
+    ];
+    for (n, ((study, rest, flags), (list, edit, problem))) in studies.into_iter().enumerate() {
+        let cfg = write_config(
+            &dir,
+            &format!("{study}{n}.toml"),
+            &format!(
+                "[experiment]\nname = \"{study}\"\nstudy = \"{study}\"\nmode = \"sample\"\nseed = 1\ndeals = 100000000\n{rest}"
+            ),
+        );
+        let out = dir.join(format!("{study}{n}"));
+        let journal = stopped_after_chunks_with(&cfg, &out, flags, 1);
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        lines[1] = resealed(&lines[1], |v| edit(&mut v["counts"][list][0]));
+        std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+        resume_with_is_refused(&cfg, &out, flags, problem, &format!("{study} {problem}"));
+        // Unedited, the same checkpoint resumes: stopped once it has added
+        // a chunk, so that its signal handler is in place.
+        std::fs::write(&journal, &text).unwrap();
+        let recorded = text.lines().count() - 1;
+        let (child, _) = started_until_chunks(
+            &cfg,
+            &out,
+            &[&["--resume", "-j", "1"][..], flags].concat(),
+            recorded + 1,
+        );
+        assert_eq!(stopped(child, "TERM").status.code(), Some(4), "{study}");
     }
 }
 

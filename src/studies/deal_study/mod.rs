@@ -322,7 +322,9 @@ pub trait DealStudy: Sync {
     fn merge(into: &mut Self::Counts, from: Self::Counts);
     /// Could `counts` come from `items` deals standing for `deals`
     /// physical deals ([`DealSource::deals_of_items`])? See
-    /// [`Workload::check_counts`].
+    /// [`Workload::check_counts`]. The deals of [`Self::listed_hands`] are
+    /// deals of the cell by then, so a study can check by its formula that
+    /// each is the failure it is listed as.
     fn check_counts(
         &self,
         items: u64,
@@ -385,8 +387,6 @@ impl<T: DealStudy> Workload for T {
     }
 
     fn check_counts(&self, cell: usize, items: u64, counts: &T::Counts) -> Result<(), String> {
-        let deals = self.source().deals_of_items(cell, items);
-        DealStudy::check_counts(self, items, &deals, counts)?;
         let source = self.source();
         let sizes = source.cells[cell];
         let copies = &source.deck.copies;
@@ -413,7 +413,10 @@ impl<T: DealStudy> Workload for T {
                 );
             }
         }
-        Ok(())
+        // The study's own check comes after, so that it may solve the
+        // listed deals by formula.
+        let deals = source.deals_of_items(cell, items);
+        DealStudy::check_counts(self, items, &deals, counts)
     }
 
     fn same_counts(&self, recorded: &T::Counts, rerun: &T::Counts) -> bool {

@@ -256,6 +256,15 @@ impl DealStudy for ScoreStudy {
         };
         if sum(false) != Some(c.deals) || sum(true) != Some(c.first_wins) {
             Err("the scores do not add up to the deals and wins".into())
+        } else if c.failures.iter().any(|f| {
+            let c1 = (self.conjecture)(
+                &strengths(&f.first),
+                &strengths(&f.second),
+                self.source.field,
+            );
+            c1 != f.c1 || f.score == f.c1
+        }) {
+            Err("a deal listed as a failure of C1 is not one by its C1 value".into())
         } else {
             Ok(())
         }

@@ -392,6 +392,16 @@ impl DealStudy for VariantStudy {
             Err("more plain-theorem failures listed than counted".into())
         } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
             Err("the μ table does not add up to the deals and wins".into())
+        } else if c.failures.iter().any(|f| {
+            let (mu0, mu1) = mu_pair_counts(&f.first, &f.second, self.source.field as usize);
+            (mu0 > mu1) == f.variant_first_wins
+        }) {
+            Err("a deal listed as a failure of the μ test is one it predicts".into())
+        } else if c.plain_theorem_failed_deals.iter().any(|f| {
+            let mu = mu_pair_counts(&f.first, &f.second, self.source.field as usize);
+            mu != (f.mu0, f.mu1) || (self.plain_claim)(f.mu0, f.mu1) == f.plain_first_wins
+        }) {
+            Err("a deal listed as a failure of the plain theorem is not one".into())
         } else {
             Ok(())
         }
