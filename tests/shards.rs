@@ -1241,10 +1241,11 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
 #[test]
 fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() {
     let dir = scratch("false-counterexamples");
-    /// A study's run, and what an edit of its first listed deal does.
-    type Forgery = (&'static str, &'static str, &'static [&'static str]);
+    // (study, the config after its [experiment] table, the run's flags)
+    type Run = (&'static str, &'static str, &'static [&'static str]);
+    // (the list, the edit of its first deal, the refusal expected)
     type Edit = (&'static str, fn(&mut serde_json::Value), &'static str);
-    let studies: [(Forgery, Edit); 4] = [
+    let studies: [(Run, Edit); 4] = [
         (
             (
                 "variant",
