@@ -66,6 +66,12 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
             .iter()
             .find(|(alias, _)| *alias == name)
             .map_or(name, |&(_, hand)| hand);
+        if name.trim().is_empty() {
+            return Err(format!(
+                "{origin}: column {} of the first line has no name; the first line names the columns",
+                i + 1
+            ));
+        }
         let Some(k) = KNOWN_COLUMNS.iter().position(|&c| c == known) else {
             let recorded: Vec<&str> = RECORDED_COLUMNS.iter().map(|c| c.name).collect();
             let every = KNOWN_COLUMNS
@@ -165,7 +171,9 @@ fn nearest<'a>(name: &str, names: impl Iterator<Item = &'a &'a str>) -> Option<&
             _ => Some((d, candidate, false)),
         };
     }
-    best.filter(|&(d, _, tied)| d <= 2 && !tied)
+    // A name of two letters or fewer is two edits from many (`` from
+    // `c1`): a guess there would be noise.
+    best.filter(|&(d, _, tied)| d <= 2 && d < name.chars().count() && !tied)
         .map(|(_, c, _)| c)
 }
 
@@ -247,6 +255,16 @@ mod tests {
                 "first,second,turn\n1,2,3\n",
                 Rules::PLAIN,
                 "column `turn` is not one of",
+            ),
+            (
+                "first,,second\n1,2,3\n",
+                Rules::PLAIN,
+                "column 2 of the first line has no name",
+            ),
+            (
+                "first,second,x\n1,2,3\n",
+                Rules::PLAIN,
+                "column `x` is not one of",
             ),
             (
                 "first,secnd\n1,2\n",
