@@ -1245,7 +1245,7 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
     type Run = (&'static str, &'static str, &'static [&'static str]);
     // (the list, the edit of its first deal, the refusal expected)
     type Edit = (&'static str, fn(&mut serde_json::Value), &'static str);
-    let studies: [(Run, Edit); 4] = [
+    let studies: [(Run, Edit); 6] = [
         (
             (
                 "variant",
@@ -1291,6 +1291,30 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
                 "failures",
                 |f| f["score"] = f["c1"].clone(),
                 "a deal listed as a failure of C1 is not one by its C1 value",
+            ),
+        ),
+        (
+            (
+                "tanhinmin",
+                "[hands]\nsizes = [[9, 9]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "disagreements",
+                |d| d["chunk"] = serde_json::json!(999_999),
+                "is placed in chunk 999999, not one of these counts' chunks",
+            ),
+        ),
+        (
+            (
+                "tanhinmin",
+                "[hands]\nsizes = [[9, 9]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "disagreements",
+                |d| d["seq"] = serde_json::json!(4096),
+                "is placed at item 4096 of chunk 0, which holds 4096",
             ),
         ),
     ];

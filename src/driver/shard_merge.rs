@@ -350,7 +350,14 @@ pub(super) fn check_shard_counts<S: Study>(
     path: &Path,
 ) -> anyhow::Result<()> {
     for (cell, counts) in cells.iter().enumerate() {
-        if let Err(problem) = study.check_counts(cell, plan.items_of(cell, shard), counts) {
+        let checked = study
+            .check_counts(cell, plan.items_of(cell, shard), counts)
+            .and_then(|()| {
+                engine::check_listed_places::<S>(plan, cell, counts, |g| {
+                    g % shard.count == shard.index
+                })
+            });
+        if let Err(problem) = checked {
             return Err(refuse(format!(
                 "{}: cell {cell}: {problem}; the shard result was edited (rerun that shard)",
                 path.display()

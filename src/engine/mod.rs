@@ -87,6 +87,14 @@ pub trait Workload: Sync {
         let _ = (cell, items, counts);
         Ok(())
     }
+    /// Where each instance that `counts` lists in full (a study's
+    /// counterexamples) was found, as (global chunk, item within the
+    /// chunk): a record or shard read back may list only instances of its
+    /// own chunks ([`check_listed_places`]). None by default.
+    fn listed_places(counts: &Self::Counts) -> Vec<(u64, u64)> {
+        let _ = counts;
+        Vec::new()
+    }
     /// Whether `rerun`, a journalled chunk solved again (`--recheck`), is
     /// what its record `recorded` says. By default the two must serialise
     /// alike; a study whose older records lack a count it now keeps (read
@@ -94,6 +102,34 @@ pub trait Workload: Sync {
     fn same_counts(&self, recorded: &Self::Counts, rerun: &Self::Counts) -> bool {
         same_serialisation(recorded, rerun)
     }
+}
+
+/// Refuses counts of `cell` read back (a checkpoint record, a shard) that
+/// list an instance ([`Workload::listed_places`]) outside the chunks they
+/// are the counts of (`holds`, given a global chunk of the cell) or past
+/// its chunk's end: a forged place would change which counterexamples a
+/// table shows first.
+pub fn check_listed_places<S: Workload>(
+    plan: &Plan,
+    cell: usize,
+    counts: &S::Counts,
+    holds: impl Fn(u64) -> bool,
+) -> Result<(), String> {
+    let range = plan.cell_range(cell);
+    for (global, item) in S::listed_places(counts) {
+        if !range.contains(&global) || !holds(global) {
+            return Err(format!(
+                "an instance listed in full is placed in chunk {global}, not one of these counts' chunks"
+            ));
+        }
+        let len = plan.chunk(cell, global).len;
+        if item >= len {
+            return Err(format!(
+                "an instance listed in full is placed at item {item} of chunk {global}, which holds {len}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether two counts serialise alike: what the checkpoint holds of them,
@@ -458,7 +494,10 @@ pub fn restore<S: Workload>(
             )));
         };
         let len = plan.chunk(cell, global).len;
-        if let Err(problem) = study.check_counts(cell, len, &counts) {
+        if let Err(problem) = study
+            .check_counts(cell, len, &counts)
+            .and_then(|()| check_listed_places::<S>(plan, cell, &counts, |g| g == global))
+        {
             return Err(crate::error::refuse(format!(
                 "{path}: chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
             )));
@@ -995,6 +1034,64 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Counts that are the places of the instances they list.
+    struct Listing;
+
+    impl Workload for Listing {
+        type Instance = u64;
+        type Counts = Vec<(u64, u64)>;
+        type Worker = ();
+        fn cell_sizes(&self) -> Vec<u64> {
+            vec![10, 7]
+        }
+        fn chunk_size(&self, _cell: usize) -> u64 {
+            4
+        }
+        fn cell_label(&self, cell: usize) -> String {
+            format!("cell {cell}")
+        }
+        fn new_worker(&self) {}
+        fn for_each_instance(&self, _: &Chunk, _: impl FnMut(&u64)) {}
+        fn evaluate(&self, _: &mut (), _: &u64, _: &mut Vec<(u64, u64)>) {}
+        fn merge(into: &mut Vec<(u64, u64)>, from: Vec<(u64, u64)>) {
+            into.extend(from);
+        }
+        fn listed_places(counts: &Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+            counts.clone()
+        }
+    }
+
+    #[test]
+    fn listed_instances_must_lie_in_the_counts_own_chunks() {
+        // Cell 0 is chunks 0-2 (4, 4 and 2 items), cell 1 chunks 3-4 (4
+        // and 3); shard 1 of 2 holds chunks 1 and 3.
+        let plan = Plan::new(&Listing);
+        let shard = Shard { count: 2, index: 1 };
+        let of_shard = |g: u64| g % shard.count == shard.index;
+        let check = |cell, places: Vec<(u64, u64)>| {
+            check_listed_places::<Listing>(&plan, cell, &places, of_shard)
+        };
+        assert_eq!(check(0, vec![(1, 0), (1, 3)]), Ok(()));
+        assert_eq!(check(1, vec![(3, 2)]), Ok(()));
+        assert_eq!(check(0, vec![]), Ok(()));
+        for (cell, place, problem) in [
+            (0, (0, 0), "placed in chunk 0, not one of"),
+            (0, (2, 0), "placed in chunk 2, not one of"),
+            (0, (3, 0), "placed in chunk 3, not one of"),
+            (1, (1, 0), "placed in chunk 1, not one of"),
+            (1, (u64::MAX, 0), "not one of"),
+            (0, (1, 4), "placed at item 4 of chunk 1, which holds 4"),
+            (1, (3, 4), "placed at item 4 of chunk 3, which holds 4"),
+        ] {
+            let good = if cell == 0 { (1, 1) } else { (3, 1) };
+            let said = check(cell, vec![good, place]).unwrap_err();
+            assert!(said.contains(problem), "{place:?}: {said}");
+        }
+        // A record holds one chunk's instances only.
+        let one = check_listed_places::<Listing>(&plan, 0, &vec![(1, 1)], |g| g == 0);
+        assert!(one.is_err());
     }
 
     #[test]

@@ -347,6 +347,12 @@ pub trait DealStudy: Sync {
         let _ = counts;
         Vec::new()
     }
+    /// Where each deal `counts` lists in full was found, as (chunk, deal
+    /// within it): see [`Workload::listed_places`].
+    fn listed_places(counts: &Self::Counts) -> Vec<(u64, u64)> {
+        let _ = counts;
+        Vec::new()
+    }
 }
 
 impl<T: DealStudy> Workload for T {
@@ -421,6 +427,10 @@ impl<T: DealStudy> Workload for T {
 
     fn same_counts(&self, recorded: &T::Counts, rerun: &T::Counts) -> bool {
         DealStudy::same_counts(self, recorded, rerun)
+    }
+
+    fn listed_places(counts: &T::Counts) -> Vec<(u64, u64)> {
+        <T as DealStudy>::listed_places(counts)
     }
 }
 
@@ -670,6 +680,15 @@ impl<T: Located> FailureList<T> {
         self.0.extend(from.0);
         self.0.sort_by_key(Located::place);
         self.0.truncate(Self::LIMIT);
+    }
+
+    /// Where each kept failure was found, as (chunk, deal within it), for
+    /// [`DealStudy::listed_places`].
+    pub fn places(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.0.iter().map(|f| {
+            let (chunk, seq, _) = f.place();
+            (chunk, seq)
+        })
     }
 
     /// The kept failures, in order.

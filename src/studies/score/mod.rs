@@ -134,6 +134,10 @@ impl ScoreWorker {
 }
 
 impl DealStudy for ScoreStudy {
+    fn listed_places(c: &ScoreCounts) -> Vec<(u64, u64)> {
+        c.failures.places().collect()
+    }
+
     fn listed_hands(c: &ScoreCounts) -> Vec<(&[u8], &[u8])> {
         c.failures
             .iter()

@@ -207,6 +207,10 @@ impl StrategyStudy {
 }
 
 impl DealStudy for StrategyStudy {
+    fn listed_places(c: &StrategyCounts) -> Vec<(u64, u64)> {
+        c.failures.places().collect()
+    }
+
     type Counts = StrategyCounts;
     type Worker = Worker;
 

@@ -79,6 +79,10 @@ pub struct Worker {
 }
 
 impl DealStudy for Tanhinmin {
+    fn listed_places(c: &CellCounts) -> Vec<(u64, u64)> {
+        c.disagreements.places().collect()
+    }
+
     fn listed_hands(c: &CellCounts) -> Vec<(&[u8], &[u8])> {
         (c.disagreements.iter())
             .map(|d| (&d.first[..], &d.second[..]))

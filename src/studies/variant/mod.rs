@@ -267,6 +267,11 @@ pub struct VariantStudy {
 }
 
 impl DealStudy for VariantStudy {
+    fn listed_places(c: &VariantCounts) -> Vec<(u64, u64)> {
+        let plain = c.plain_theorem_failed_deals.places();
+        c.failures.places().chain(plain).collect()
+    }
+
     fn listed_hands(c: &VariantCounts) -> Vec<(&[u8], &[u8])> {
         let failures = c.failures.iter().map(|f| (&f.first[..], &f.second[..]));
         let plain = (c.plain_theorem_failed_deals.iter()).map(|f| (&f.first[..], &f.second[..]));
