@@ -1347,6 +1347,83 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
     }
 }
 
+/// A sampled 11-back cell at 7x7 fails the μ test on about one deal in
+/// nine, and records that each kept a thousand failures grew a 90-second
+/// run's checkpoint to 2.18 GB, though the cell shows only its first
+/// thousand. Once the records before it list a thousand, a record keeps
+/// only the failures that could still be shown, and says where it cut: a
+/// cut its earlier records do not justify is refused, and a true one
+/// passes `--recheck`.
+#[cfg(unix)]
+#[test]
+fn records_keep_only_the_failures_their_cell_can_still_show() {
+    let dir = scratch("trimmed-records");
+    let cfg = write_config(
+        &dir,
+        "v.toml",
+        "[experiment]\nname = \"v\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 1\ndeals = 100000000\n[rules]\nback = 9\n[hands]\nsizes = [[7, 7]]\n",
+    );
+    let out = dir.join("v");
+    let journal = stopped_after_chunks_with(&cfg, &out, &[], 8);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let failures_of = |line: &str| -> serde_json::Value {
+        let (_, record) = line.split_once(' ').unwrap();
+        let v: serde_json::Value = serde_json::from_str(record).unwrap();
+        v["counts"]["failures"].clone()
+    };
+    // One thread runs the chunks in order: the first few fill the list.
+    let records = &lines[1..];
+    let whole = records.iter().filter(|l| failures_of(l).is_array()).count();
+    assert!(
+        (2..=4).contains(&whole),
+        "{whole} of {} whole",
+        records.len()
+    );
+    for line in &records[whole..] {
+        let failures = failures_of(line);
+        assert!(failures["kept_before"].is_array(), "{failures}");
+        assert_eq!(failures["failures"], serde_json::json!([]));
+        assert!(line.len() < 2_000, "{} bytes", line.len());
+    }
+    // (the edit of the first record's list, the refusal expected)
+    type Forgery = (fn(&mut serde_json::Value), &'static str);
+    let forgeries: [Forgery; 2] = [
+        (
+            |f| *f = serde_json::json!({"kept_before": [0, 0, 0], "failures": []}),
+            "it keeps only its failures before chunk 0 deal 0, but the records before it do not list 1000 failures up to there",
+        ),
+        (
+            |f| *f = serde_json::json!({"kept_before": [0, 1, 0], "failures": f.clone()}),
+            "it keeps a failure placed after chunk 0 deal 1, where it says it keeps only those before",
+        ),
+    ];
+    for (edit, problem) in forgeries {
+        let mut forged = lines.clone();
+        forged[1] = resealed(&forged[1], |v| edit(&mut v["counts"]["failures"]));
+        std::fs::write(&journal, forged.join("\n") + "\n").unwrap();
+        resume_is_refused(&cfg, &out, problem, problem);
+    }
+    // Unedited, every record solved again comes out as recorded.
+    std::fs::write(&journal, &text).unwrap();
+    let (child, _) = started_until_chunks(
+        &cfg,
+        &out,
+        &["--resume", "-j", "1", "--recheck", "1000000"],
+        records.len() + 1,
+    );
+    let o = stopped(child, "TERM");
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "each of the {} came out as recorded",
+            records.len()
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The deals of an exhaustive chunk are weighted, so one record's deals
 /// are bounded only by its cell's physical deals: records or shards that
 /// each fit can add up to more than the cell has, or, near 2^127, wrap a

@@ -95,6 +95,24 @@ pub trait Workload: Sync {
         let _ = counts;
         Vec::new()
     }
+    /// Drops from `record`, a chunk's counts about to be journalled, what
+    /// can no longer reach the cell's result given `before`, the counts of
+    /// the cell's chunks journalled before it (or counted from a record
+    /// read back): a study that shows only a cell's first counterexamples
+    /// need not journal a thousand more for every chunk. Nothing by
+    /// default. Merging the trimmed record into `before` must give what
+    /// merging it whole would.
+    fn trim_record(&self, record: &mut Self::Counts, before: &Self::Counts) {
+        let _ = (record, before);
+    }
+    /// Refuses a record read back whose trimming ([`Self::trim_record`])
+    /// `before`, the cell's records before it in the journal, does not
+    /// justify: an edited record could otherwise drop counterexamples the
+    /// cell should show.
+    fn check_trimmed(&self, record: &Self::Counts, before: &Self::Counts) -> Result<(), String> {
+        let _ = (record, before);
+        Ok(())
+    }
     /// Whether `rerun`, a journalled chunk solved again (`--recheck`), is
     /// what its record `recorded` says. By default the two must serialise
     /// alike; a study whose older records lack a count it now keeps (read
@@ -497,6 +515,7 @@ pub fn restore<S: Workload>(
         if let Err(problem) = study
             .check_counts(cell, len, &counts)
             .and_then(|()| check_listed_places::<S>(plan, cell, &counts, |g| g == global))
+            .and_then(|()| study.check_trimmed(&counts, &restored.counts[cell]))
         {
             return Err(crate::error::refuse(format!(
                 "{path}: chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
@@ -623,17 +642,24 @@ fn run_chunks<S: Workload>(
                     }
                     let chunk = &plan.chunk(cell, global);
                     let _under_way = progress.begin(global);
-                    let counts = solve_chunk(study, &workers, chunk, stop);
+                    let mut counts = solve_chunk(study, &workers, chunk, stop);
                     if stop.load(Ordering::Relaxed) {
                         return Err(Halt::Stopped);
                     }
+                    // One lock over trimming, journalling and merging: a
+                    // record is trimmed only by counts journalled before it,
+                    // which a resume then reads back before it.
+                    // Trimming leaves the sum as it would be untrimmed.
+                    let mut sum = merged.lock().expect("counts poisoned");
+                    study.trim_record(&mut counts, &sum);
                     if let Some(j) = &journal {
                         j.lock()
                             .expect("journal poisoned")
                             .record(chunk.global, &counts)
                             .map_err(Halt::Failed)?;
                     }
-                    S::merge(&mut merged.lock().expect("counts poisoned"), counts);
+                    S::merge(&mut sum, counts);
+                    drop(sum);
                     done_here.fetch_add(1, Ordering::Relaxed);
                     items_here.fetch_add(chunk.len, Ordering::Relaxed);
                     if !counting {

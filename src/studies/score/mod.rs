@@ -38,7 +38,8 @@ use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, memo_size,
+    self, DealInstance, DealSource, DealStudy, FailureList, ListedPlaces, Located, memo_budget,
+    memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -134,8 +135,12 @@ impl ScoreWorker {
 }
 
 impl DealStudy for ScoreStudy {
-    fn listed_places(c: &ScoreCounts) -> Vec<(u64, u64)> {
-        c.failures.places().collect()
+    fn failure_lists(c: &ScoreCounts) -> Vec<&dyn ListedPlaces> {
+        vec![&c.failures]
+    }
+
+    fn failure_lists_mut(c: &mut ScoreCounts) -> Vec<&mut dyn ListedPlaces> {
+        vec![&mut c.failures]
     }
 
     fn listed_hands(c: &ScoreCounts) -> Vec<(&[u8], &[u8])> {

@@ -21,7 +21,8 @@ use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, Located, memo_budget, memo_size,
+    self, DealInstance, DealSource, DealStudy, FailureList, ListedPlaces, Located, memo_budget,
+    memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -207,8 +208,12 @@ impl StrategyStudy {
 }
 
 impl DealStudy for StrategyStudy {
-    fn listed_places(c: &StrategyCounts) -> Vec<(u64, u64)> {
-        c.failures.places().collect()
+    fn failure_lists(c: &StrategyCounts) -> Vec<&dyn ListedPlaces> {
+        vec![&c.failures]
+    }
+
+    fn failure_lists_mut(c: &mut StrategyCounts) -> Vec<&mut dyn ListedPlaces> {
+        vec![&mut c.failures]
     }
 
     type Counts = StrategyCounts;

@@ -15,7 +15,7 @@ use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
 pub use crate::studies::deal_study::mu::{MU_SIDE, MuEntry, MuTable};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, memo_budget, memo_size,
+    self, DealInstance, DealSource, DealStudy, ListedPlaces, memo_budget, memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use std::ops::RangeInclusive;
@@ -79,8 +79,12 @@ pub struct Worker {
 }
 
 impl DealStudy for Tanhinmin {
-    fn listed_places(c: &CellCounts) -> Vec<(u64, u64)> {
-        c.disagreements.places().collect()
+    fn failure_lists(c: &CellCounts) -> Vec<&dyn ListedPlaces> {
+        vec![&c.disagreements]
+    }
+
+    fn failure_lists_mut(c: &mut CellCounts) -> Vec<&mut dyn ListedPlaces> {
+        vec![&mut c.disagreements]
     }
 
     fn listed_hands(c: &CellCounts) -> Vec<(&[u8], &[u8])> {

@@ -27,8 +27,8 @@ use crate::studies::deal_study::columns::{
 };
 use crate::studies::deal_study::mu::{MU_COLUMNS, MuTable, push_mu_rows};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, Located, SAMPLED_MEMO_CAP_LOG2,
-    memo_budget, memo_size, validate_small_deck,
+    self, DealInstance, DealSource, DealStudy, FailureList, ListedPlaces, Located,
+    SAMPLED_MEMO_CAP_LOG2, memo_budget, memo_size, validate_small_deck,
 };
 use crate::study::{BuildContext, KeptMemo, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -267,9 +267,12 @@ pub struct VariantStudy {
 }
 
 impl DealStudy for VariantStudy {
-    fn listed_places(c: &VariantCounts) -> Vec<(u64, u64)> {
-        let plain = c.plain_theorem_failed_deals.places();
-        c.failures.places().chain(plain).collect()
+    fn failure_lists(c: &VariantCounts) -> Vec<&dyn ListedPlaces> {
+        vec![&c.failures, &c.plain_theorem_failed_deals]
+    }
+
+    fn failure_lists_mut(c: &mut VariantCounts) -> Vec<&mut dyn ListedPlaces> {
+        vec![&mut c.failures, &mut c.plain_theorem_failed_deals]
     }
 
     fn listed_hands(c: &VariantCounts) -> Vec<(&[u8], &[u8])> {
