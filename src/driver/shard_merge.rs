@@ -350,13 +350,8 @@ pub(super) fn check_shard_counts<S: Study>(
     path: &Path,
 ) -> anyhow::Result<()> {
     for (cell, counts) in cells.iter().enumerate() {
-        let checked = study
-            .check_counts(cell, plan.items_of(cell, shard), counts)
-            .and_then(|()| {
-                engine::check_listed_places::<S>(plan, cell, counts, |g| {
-                    g % shard.count == shard.index
-                })
-            });
+        let items = plan.items_of(cell, shard);
+        let checked = engine::check_read_back(study, plan, cell, items, counts, |g| shard.holds(g));
         if let Err(problem) = checked {
             return Err(refuse(format!(
                 "{}: cell {cell}: {problem}; the shard result was edited (rerun that shard)",

@@ -87,6 +87,15 @@ pub trait Workload: Sync {
         let _ = (cell, items, counts);
         Ok(())
     }
+    /// Checks the instances `counts` lists in full (a study's
+    /// counterexamples), read back from a file: could a run of `cell` have
+    /// listed them? Asked of each part read back (a checkpoint record, a
+    /// shard) through [`check_read_back`], never of a sum of parts, whose
+    /// lists are its parts'. None by default.
+    fn check_listed(&self, cell: usize, counts: &Self::Counts) -> Result<(), String> {
+        let _ = (cell, counts);
+        Ok(())
+    }
     /// Where each instance that `counts` lists in full (a study's
     /// counterexamples) was found, as (global chunk, item within the
     /// chunk): a record or shard read back may list only instances of its
@@ -120,6 +129,25 @@ pub trait Workload: Sync {
     fn same_counts(&self, recorded: &Self::Counts, rerun: &Self::Counts) -> bool {
         same_serialisation(recorded, rerun)
     }
+}
+
+/// Every check of counts of `cell` read back from a file (a checkpoint
+/// record, a shard), which hold `items` instances of the chunks `holds`
+/// says are theirs: the counts fit the items
+/// ([`Workload::check_counts`]), and what they list in full could have
+/// been listed ([`Workload::check_listed`]) where it is placed
+/// ([`check_listed_places`]).
+pub fn check_read_back<S: Workload>(
+    study: &S,
+    plan: &Plan,
+    cell: usize,
+    items: u64,
+    counts: &S::Counts,
+    holds: impl Fn(u64) -> bool,
+) -> Result<(), String> {
+    study.check_counts(cell, items, counts)?;
+    study.check_listed(cell, counts)?;
+    check_listed_places::<S>(plan, cell, counts, holds)
 }
 
 /// Refuses counts of `cell` read back (a checkpoint record, a shard) that
@@ -219,6 +247,14 @@ impl Plan {
         first..first + items.div_ceil(size)
     }
 
+    /// The cell of global chunk `global`, if it is a chunk of the plan
+    /// and of `shard`.
+    pub fn cell_of(&self, global: u64, shard: Shard) -> Option<usize> {
+        (0..self.cells())
+            .find(|&c| self.cell_range(c).contains(&global))
+            .filter(|_| shard.holds(global))
+    }
+
     /// The chunk with global index `global` of `cell`.
     pub fn chunk(&self, cell: usize, global: u64) -> Chunk {
         let (items, size, first) = self.cells[cell];
@@ -267,6 +303,11 @@ pub struct Shard {
 impl Shard {
     /// The whole run as one shard.
     pub const WHOLE: Shard = Shard { count: 1, index: 0 };
+
+    /// Whether global chunk `global` is this shard's.
+    pub fn holds(self, global: u64) -> bool {
+        global % self.count == self.index
+    }
 
     /// This shard's first global chunk index within `range`, and how many
     /// of the range's chunks are this shard's (they are `count` apart).
@@ -503,18 +544,15 @@ pub fn restore<S: Workload>(
 ) -> anyhow::Result<Restored<S::Counts>> {
     let cells = plan.cells();
     let mut restored = Restored::none(cells);
-    let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
     let path = finished.path().display();
     finished.replay(|global, counts| {
-        let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) else {
+        let Some(cell) = plan.cell_of(global, shard) else {
             return Err(crate::error::refuse(format!(
                 "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"
             )));
         };
         let len = plan.chunk(cell, global).len;
-        if let Err(problem) = study
-            .check_counts(cell, len, &counts)
-            .and_then(|()| check_listed_places::<S>(plan, cell, &counts, |g| g == global))
+        if let Err(problem) = check_read_back(study, plan, cell, len, &counts, |g| g == global)
             .and_then(|()| study.check_trimmed(&counts, &restored.counts[cell]))
         {
             return Err(crate::error::refuse(format!(
@@ -560,7 +598,6 @@ fn run_chunks<S: Workload>(
 ) -> anyhow::Result<Outcome<S::Counts>> {
     let (pool, workers) = pool_and_workers(study, opts.threads)?;
     let cells = plan.cells();
-    let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
     // Done ahead: counted from memory (in a run), or skipped (ahead of it).
     let (ahead_chunks, mut ahead_cells, into_ahead) = match chunks {
         Chunks::AllBut(a) => (a.chunks, a.cells, None),
@@ -576,13 +613,13 @@ fn run_chunks<S: Workload>(
         _ => Restored::none(cells),
     };
     for &global in &ahead_chunks {
-        if let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) {
+        if let Some(cell) = plan.cell_of(global, shard) {
             done_before[cell].insert(global);
         }
     }
     if let Some(j) = journal.as_deref().filter(|_| !counting) {
         for &global in j.done_chunks() {
-            if let Some(cell) = cell_of(global).filter(|_| global % shard.count == shard.index) {
+            if let Some(cell) = plan.cell_of(global, shard) {
                 done_before[cell].insert(global);
             }
         }
@@ -1095,7 +1132,7 @@ mod tests {
         // and 3); shard 1 of 2 holds chunks 1 and 3.
         let plan = Plan::new(&Listing);
         let shard = Shard { count: 2, index: 1 };
-        let of_shard = |g: u64| g % shard.count == shard.index;
+        let of_shard = |g: u64| shard.holds(g);
         let check = |cell, places: Vec<(u64, u64)>| {
             check_listed_places::<Listing>(&plan, cell, &places, of_shard)
         };

@@ -66,8 +66,6 @@ pub fn recheck<S: Workload>(
     opts: &RunOptions,
     stop: &AtomicBool,
 ) -> anyhow::Result<Rechecked> {
-    let cells = plan.cells();
-    let cell_of = |global: u64| (0..cells).find(|&c| plan.cell_range(c).contains(&global));
     let mut recorded: HashMap<u64, S::Counts> = HashMap::new();
     finished.replay(|global, counts| {
         if picks.binary_search(&global).is_ok() {
@@ -79,8 +77,7 @@ pub fn recheck<S: Workload>(
     let mut chunks = Vec::with_capacity(picks.len());
     for &global in picks {
         // As a resume's count of the records would refuse it, after this.
-        let cell = cell_of(global)
-            .filter(|_| global % shard.count == shard.index)
+        let cell = plan.cell_of(global, shard)
             .ok_or_else(|| {
                 crate::error::refuse(format!(
                     "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"

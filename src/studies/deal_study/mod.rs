@@ -323,9 +323,7 @@ pub trait DealStudy: Sync {
     fn merge(into: &mut Self::Counts, from: Self::Counts);
     /// Could `counts` come from `items` deals standing for `deals`
     /// physical deals ([`DealSource::deals_of_items`])? See
-    /// [`Workload::check_counts`]. The deals of [`Self::listed_hands`] are
-    /// deals of the cell by then, so a study can check by its formula that
-    /// each is the failure it is listed as.
+    /// [`Workload::check_counts`].
     fn check_counts(
         &self,
         items: u64,
@@ -335,12 +333,19 @@ pub trait DealStudy: Sync {
         let _ = (items, deals, counts);
         Ok(())
     }
+    /// Is each deal `counts` lists in full the failure it is listed as, by
+    /// the study's formula (never a search)? See [`Workload::check_listed`].
+    /// The deals of [`Self::listed_hands`] are deals of the cell by then.
+    fn check_listed(&self, counts: &Self::Counts) -> Result<(), String> {
+        let _ = counts;
+        Ok(())
+    }
     /// See [`Workload::same_counts`].
     fn same_counts(&self, recorded: &Self::Counts, rerun: &Self::Counts) -> bool {
         crate::engine::same_serialisation(recorded, rerun)
     }
     /// The hands (counts per rank) of every deal `counts` lists in full,
-    /// its failures: [`Workload::check_counts`] refuses a list whose hands
+    /// its failures: [`Workload::check_listed`] refuses a list whose hands
     /// are not the cell's sizes, which no run can write (a checkpoint or
     /// shard edited with its checksum recomputed), before they are shown as
     /// counterexamples.
@@ -402,6 +407,11 @@ impl<T: DealStudy> Workload for T {
     }
 
     fn check_counts(&self, cell: usize, items: u64, counts: &T::Counts) -> Result<(), String> {
+        let deals = self.source().deals_of_items(cell, items);
+        DealStudy::check_counts(self, items, &deals, counts)
+    }
+
+    fn check_listed(&self, cell: usize, counts: &T::Counts) -> Result<(), String> {
         let source = self.source();
         let sizes = source.cells[cell];
         let copies = &source.deck.copies;
@@ -430,8 +440,7 @@ impl<T: DealStudy> Workload for T {
         }
         // The study's own check comes after, so that it may solve the
         // listed deals by formula.
-        let deals = source.deals_of_items(cell, items);
-        DealStudy::check_counts(self, items, &deals, counts)
+        DealStudy::check_listed(self, counts)
     }
 
     /// A trimmed record is compared with its chunk solved again and
@@ -760,20 +769,6 @@ struct TrimmedOut<'a, T> {
     failures: &'a [T],
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ListIn<T> {
-    Whole(Vec<T>),
-    Trimmed(TrimmedIn<T>),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TrimmedIn<T> {
-    kept_before: Place,
-    failures: Vec<T>,
-}
-
 impl<T: Serialize> Serialize for FailureList<T> {
     fn serialize<S: serde::Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
         match self.before {
@@ -787,18 +782,46 @@ impl<T: Serialize> Serialize for FailureList<T> {
     }
 }
 
+/// Reads either form without buffering the list: a buffered untagged
+/// enum cannot hold a u128 (a failure's weight), and would copy a record's
+/// thousand failures once more.
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for FailureList<T> {
     fn deserialize<D: serde::Deserializer<'de>>(input: D) -> Result<Self, D::Error> {
-        Ok(match ListIn::deserialize(input)? {
-            ListIn::Whole(kept) => FailureList { kept, before: None },
-            ListIn::Trimmed(TrimmedIn {
-                kept_before,
-                failures,
-            }) => FailureList {
-                kept: failures,
-                before: Some(kept_before),
-            },
-        })
+        use serde::de::{Error, MapAccess, SeqAccess, Visitor};
+        struct Either<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Either<T> {
+            type Value = FailureList<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of failures, or {\"kept_before\": [chunk, deal, step], \"failures\": [...]}")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut kept = Vec::new();
+                while let Some(failure) = seq.next_element()? {
+                    kept.push(failure);
+                }
+                Ok(FailureList { kept, before: None })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut before, mut kept) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "kept_before" if before.is_none() => before = Some(map.next_value()?),
+                        "failures" if kept.is_none() => kept = Some(map.next_value()?),
+                        _ => return Err(A::Error::custom(format!("unexpected key `{key}`"))),
+                    }
+                }
+                match (before, kept) {
+                    (Some(before), Some(kept)) => Ok(FailureList {
+                        kept,
+                        before: Some(before),
+                    }),
+                    _ => Err(A::Error::custom(
+                        "a trimmed list needs kept_before and failures",
+                    )),
+                }
+            }
+        }
+        input.deserialize_any(Either(std::marker::PhantomData))
     }
 }
 
