@@ -1144,6 +1144,10 @@ fn solve_under_a_variant_decides_by_minimax_and_shows_the_mu_test_as_a_predictor
         &["--cut", "6", "--back", "6"],
         &["--reversed", "--field", "3"],
         &["--back", "9", "--reversed"],
+        // No game reaches these: the order turns at the back card and only
+        // goes down, and a cut card ends the reversal.
+        &["--back", "9", "--reversed", "--field", "10"],
+        &["--back", "9", "--cut", "6", "--reversed", "--field", "6"],
     ] {
         let mut args = vec!["solve", "--first", "1,2", "--second", "3"];
         args.extend_from_slice(bad);

@@ -236,14 +236,14 @@ mod tests {
         };
         let rows = parse(
             "b.csv",
-            "# from the slides\nsecond,first,reversed,field\n1 2 3 5, 1 1 3 4 ,,\n\"2,10\",\"9\",true,11\n",
+            "# from the slides\nsecond,first,reversed,field\n1 2 3 5, 1 1 3 4 ,,\n\"2,10\",\"9\",true,8\n",
             back,
         )
         .unwrap();
         assert_eq!(rows[0].first, [1, 1, 3, 4]);
         assert_eq!(rows[0].second, [1, 2, 3, 5]);
         assert_eq!((rows[0].field, rows[0].reversed), (0, false));
-        assert_eq!((rows[1].field, rows[1].reversed), (11, true));
+        assert_eq!((rows[1].field, rows[1].reversed), (8, true));
         for (text, rules, problem) in [
             ("first,second\n", Rules::PLAIN, "no positions"),
             (
@@ -326,6 +326,19 @@ mod tests {
                 "first,second,reversed\n1,2,true\n",
                 back,
                 "give column field",
+            ),
+            (
+                "first,second,field,reversed\n1,2,10,true\n",
+                back,
+                "column field: 10 is above the back rank 9, and a reversed trick only goes down from it",
+            ),
+            (
+                "first,second,field,reversed\n1,2,6,true\n",
+                Rules {
+                    cut: Some(6),
+                    back: Some(9),
+                },
+                "column field: 6 is the cut rank, which clears the field and ends the reversal",
             ),
             (
                 "first,second\n1,2,3\n",

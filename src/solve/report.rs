@@ -473,6 +473,22 @@ pub fn check_rules(
             names.reversed, names.field
         ));
     }
+    // The order turns at the back card and only weaker cards follow it,
+    // and a cut card clears the field, restoring the order: no reversed
+    // trick has a field above the back rank, or of the cut rank. Solving
+    // one would answer a position no game reaches.
+    if let Some(back) = rules.back.filter(|&back| reversed && field > back) {
+        return Err(format!(
+            "{}: {field} is above the back rank {back}, and a reversed trick only goes down from it",
+            names.field
+        ));
+    }
+    if let Some(cut) = rules.cut.filter(|&cut| reversed && field == cut) {
+        return Err(format!(
+            "{}: {cut} is the cut rank, which clears the field and ends the reversal",
+            names.field
+        ));
+    }
     let special = rules != Rules::PLAIN;
     if special && first.len() + second.len() > VARIANT_MAX_CARDS as usize {
         return Err(format!(

@@ -326,11 +326,12 @@ pub trait DealStudy: Sync {
     /// [`Workload::check_counts`].
     fn check_counts(
         &self,
+        cell: usize,
         items: u64,
         deals: &RangeInclusive<u128>,
         counts: &Self::Counts,
     ) -> Result<(), String> {
-        let _ = (items, deals, counts);
+        let _ = (cell, items, deals, counts);
         Ok(())
     }
     /// Is each deal `counts` lists in full the failure it is listed as, by
@@ -408,7 +409,7 @@ impl<T: DealStudy> Workload for T {
 
     fn check_counts(&self, cell: usize, items: u64, counts: &T::Counts) -> Result<(), String> {
         let deals = self.source().deals_of_items(cell, items);
-        DealStudy::check_counts(self, items, &deals, counts)
+        DealStudy::check_counts(self, cell, items, &deals, counts)
     }
 
     fn check_listed(&self, cell: usize, counts: &T::Counts) -> Result<(), String> {

@@ -72,6 +72,20 @@ impl MuTable {
         total(|e| e.2) == Some(deals) && total(|e| e.3) == Some(wins)
     }
 
+    /// Whether every μ pair the table holds is one a deal of `n_first`
+    /// and `n_second` cards can have: μ0 = μ(X, Y- + {r}) matches at most
+    /// min(|X|, |Y|) cards, μ1 = μ(Y, X-) at most min(|Y|, |X| - 1). A
+    /// table read from a file could otherwise move deals to a pair no deal
+    /// of the cell has.
+    pub fn fits_hands(&self, n_first: u32, n_second: u32) -> bool {
+        let most = (
+            n_first.min(n_second),
+            n_second.min(n_first.saturating_sub(1)),
+        );
+        self.entries()
+            .all(|(mu0, mu1, _, _)| mu0 <= most.0 && mu1 <= most.1)
+    }
+
     /// The nonzero cells.
     pub fn entries(&self) -> impl Iterator<Item = MuEntry> + '_ {
         self.deals
@@ -113,5 +127,52 @@ pub fn push_mu_rows(table: &mut Table, [a, b]: [u32; 2], field: u32, mu: &MuTabl
             deals.to_string(),
             wins.to_string(),
         ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::cards::{Dealer, Deck};
+    use crate::games::tanhinmin::formula::mu_pair_counts;
+    use crate::random::chunk_rng;
+
+    /// Every μ pair of random deals of every pair of hand sizes, on every
+    /// kind of field, is within the bound; a table with a pair one above
+    /// it is refused.
+    #[test]
+    fn mu_pairs_fit_the_hands_they_come_from() {
+        let deck = Deck {
+            copies: vec![4; 13],
+        };
+        let mut dealer = Dealer::new(&deck);
+        let mut rng = chunk_rng(7, 0);
+        let mut reached = (false, false);
+        for n0 in 1..=26u32 {
+            for n1 in 1..=26u32 {
+                for field in [0, 1, 7, 13, 14] {
+                    for _ in 0..20 {
+                        let deal = dealer.deal(&mut rng, n0 as usize, n1 as usize);
+                        let (mu0, mu1) =
+                            mu_pair_counts(&deal.first[..13], &deal.second[..13], field);
+                        let mut table = MuTable::default();
+                        table.add(mu0, mu1, 1, 0);
+                        assert!(
+                            table.fits_hands(n0, n1),
+                            "{n0}x{n1} on {field}: {mu0}, {mu1}"
+                        );
+                        reached.0 |= mu0 == n0.min(n1);
+                        reached.1 |= mu1 == n1.min(n0 - 1);
+                    }
+                }
+                let mut above = MuTable::default();
+                above.add(n0.min(n1) + 1, 0, 1, 0);
+                assert!(!above.fits_hands(n0, n1));
+                let mut above = MuTable::default();
+                above.add(0, n1.min(n0 - 1) + 1, 1, 0);
+                assert!(!above.fits_hands(n0, n1));
+            }
+        }
+        assert_eq!(reached, (true, true), "the bound is met, not just kept");
     }
 }

@@ -244,6 +244,7 @@ impl DealStudy for ScoreStudy {
 
     fn check_counts(
         &self,
+        _cell: usize,
         _items: u64,
         deals: &RangeInclusive<u128>,
         c: &ScoreCounts,

@@ -244,6 +244,7 @@ impl DealStudy for StrategyStudy {
 
     fn check_counts(
         &self,
+        _cell: usize,
         items: u64,
         deals: &RangeInclusive<u128>,
         c: &StrategyCounts,

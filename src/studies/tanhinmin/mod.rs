@@ -156,6 +156,7 @@ impl DealStudy for Tanhinmin {
 
     fn check_counts(
         &self,
+        cell: usize,
         items: u64,
         deals: &RangeInclusive<u128>,
         c: &CellCounts,
@@ -172,6 +173,11 @@ impl DealStudy for Tanhinmin {
             Err("more deals evaluated than the chunk holds".into())
         } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
             Err("the μ table does not add up to the deals and wins".into())
+        } else if !c
+            .mu
+            .fits_hands(self.source.cells[cell][0], self.source.cells[cell][1])
+        {
+            Err("the μ table holds a μ pair no deal of the cell has".into())
         } else {
             Ok(())
         }

@@ -378,6 +378,7 @@ impl DealStudy for VariantStudy {
 
     fn check_counts(
         &self,
+        cell: usize,
         _items: u64,
         deals: &RangeInclusive<u128>,
         c: &VariantCounts,
@@ -400,6 +401,11 @@ impl DealStudy for VariantStudy {
             Err("more plain-theorem failures listed than counted".into())
         } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
             Err("the μ table does not add up to the deals and wins".into())
+        } else if !c
+            .mu
+            .fits_hands(self.source.cells[cell][0], self.source.cells[cell][1])
+        {
+            Err("the μ table holds a μ pair no deal of the cell has".into())
         } else {
             Ok(())
         }
