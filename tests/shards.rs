@@ -1234,7 +1234,8 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
 /// A counterexample a checkpoint record lists must be one by the study's
 /// own formula: a record edited with its checksum recomputed so that a
 /// listed deal agrees with the claim, or names another μ pair or C1 value,
-/// is refused on resume, not written as a counterexample. The plain
+/// is refused on resume, not written as a counterexample; so is one placed
+/// outside its chunk, or at a place that dealt another deal. The plain
 /// theorem and C1 have none, so their runs plant a broken claim
 /// (`--inject-fault`) to list some.
 #[cfg(unix)]
@@ -1245,7 +1246,7 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
     type Run = (&'static str, &'static str, &'static [&'static str]);
     // (the list, the edit of its first deal, the refusal expected)
     type Edit = (&'static str, fn(&mut serde_json::Value), &'static str);
-    let studies: [(Run, Edit); 6] = [
+    let studies: [(Run, Edit); 8] = [
         (
             (
                 "variant",
@@ -1315,6 +1316,30 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
                 "disagreements",
                 |d| d["seq"] = serde_json::json!(4096),
                 "is placed at item 4096 of chunk 0, which holds 4096",
+            ),
+        ),
+        (
+            (
+                "tanhinmin",
+                "[hands]\nsizes = [[9, 9]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "disagreements",
+                |d| d["seq"] = serde_json::json!(d["seq"].as_u64().unwrap() + 1),
+                "is not the deal dealt there",
+            ),
+        ),
+        (
+            (
+                "tanhinmin",
+                "[hands]\nsizes = [[9, 9]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "disagreements",
+                |d| d["weight"] = serde_json::json!(2),
+                "is not the deal dealt there",
             ),
         ),
     ];

@@ -91,9 +91,10 @@ pub trait Workload: Sync {
     /// counterexamples), read back from a file: could a run of `cell` have
     /// listed them? Asked of each part read back (a checkpoint record, a
     /// shard) through [`check_read_back`], never of a sum of parts, whose
-    /// lists are its parts'. None by default.
-    fn check_listed(&self, cell: usize, counts: &Self::Counts) -> Result<(), String> {
-        let _ = (cell, counts);
+    /// lists are its parts', and only once [`check_listed_places`] has
+    /// found each within a chunk of `plan`'s `cell`. None by default.
+    fn check_listed(&self, plan: &Plan, cell: usize, counts: &Self::Counts) -> Result<(), String> {
+        let _ = (plan, cell, counts);
         Ok(())
     }
     /// Where each instance that `counts` lists in full (a study's
@@ -134,9 +135,9 @@ pub trait Workload: Sync {
 /// Every check of counts of `cell` read back from a file (a checkpoint
 /// record, a shard), which hold `items` instances of the chunks `holds`
 /// says are theirs: the counts fit the items
-/// ([`Workload::check_counts`]), and what they list in full could have
-/// been listed ([`Workload::check_listed`]) where it is placed
-/// ([`check_listed_places`]).
+/// ([`Workload::check_counts`]), and what they list in full lies within
+/// their chunks ([`check_listed_places`]), and could have been listed
+/// there ([`Workload::check_listed`]).
 pub fn check_read_back<S: Workload>(
     study: &S,
     plan: &Plan,
@@ -146,8 +147,8 @@ pub fn check_read_back<S: Workload>(
     holds: impl Fn(u64) -> bool,
 ) -> Result<(), String> {
     study.check_counts(cell, items, counts)?;
-    study.check_listed(cell, counts)?;
-    check_listed_places::<S>(plan, cell, counts, holds)
+    check_listed_places::<S>(plan, cell, counts, holds)?;
+    study.check_listed(plan, cell, counts)
 }
 
 /// Refuses counts of `cell` read back (a checkpoint record, a shard) that

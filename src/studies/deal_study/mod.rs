@@ -11,13 +11,14 @@ pub mod columns;
 pub mod mu;
 
 use crate::config::{Config, Mode};
-use crate::engine::{Chunk, Workload, usable_share};
+use crate::engine::{Chunk, Plan, Workload, usable_share};
 use crate::games::cards::{Deal, DealSpace, Dealer, Deck, MAX_RANKS};
 use crate::games::tanhinmin::position::{PACKED_MAX_COPIES, PACKED_MAX_RANKS};
 use crate::games::tanhinmin::roots::RootSpace;
 use crate::random::chunk_rng;
 use crate::study::{CellOutline, Outline};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 /// A deal and where it sits in the run.
@@ -300,6 +301,33 @@ impl DealSource {
     }
 }
 
+/// A deal a study lists in full, as [`DealStudy::listed_deals`] gives it.
+pub struct ListedDeal<'a> {
+    /// Its global chunk.
+    pub chunk: u64,
+    /// Its place within the chunk.
+    pub seq: u64,
+    /// The first hand, as counts per rank.
+    pub first: &'a [u8],
+    /// The second hand.
+    pub second: &'a [u8],
+    /// The physical deals it stands for, where the study lists them.
+    pub weight: Option<u128>,
+}
+
+impl<'a> ListedDeal<'a> {
+    /// A listed deal without its weight.
+    pub fn of(chunk: u64, seq: u64, first: &'a [u8], second: &'a [u8]) -> Self {
+        ListedDeal {
+            chunk,
+            seq,
+            first,
+            second,
+            weight: None,
+        }
+    }
+}
+
 /// A study that evaluates the deals of a config's cells. Every such study
 /// is an engine [`Workload`] through the impl below, so
 /// it only says what a worker is and what one deal adds to the counts.
@@ -336,7 +364,8 @@ pub trait DealStudy: Sync {
     }
     /// Is each deal `counts` lists in full the failure it is listed as, by
     /// the study's formula (never a search)? See [`Workload::check_listed`].
-    /// The deals of [`Self::listed_hands`] are deals of the cell by then.
+    /// The deals of [`Self::listed_deals`] are the deals dealt at their
+    /// places by then.
     fn check_listed(&self, counts: &Self::Counts) -> Result<(), String> {
         let _ = counts;
         Ok(())
@@ -345,12 +374,11 @@ pub trait DealStudy: Sync {
     fn same_counts(&self, recorded: &Self::Counts, rerun: &Self::Counts) -> bool {
         crate::engine::same_serialisation(recorded, rerun)
     }
-    /// The hands (counts per rank) of every deal `counts` lists in full,
-    /// its failures: [`Workload::check_listed`] refuses a list whose hands
-    /// are not the cell's sizes, which no run can write (a checkpoint or
-    /// shard edited with its checksum recomputed), before they are shown as
-    /// counterexamples.
-    fn listed_hands(counts: &Self::Counts) -> Vec<(&[u8], &[u8])> {
+    /// Every deal `counts` lists in full, its failures, with where it was
+    /// found: [`Workload::check_listed`] refuses a deal that is not the one
+    /// its place deals (a checkpoint or shard edited with its checksum
+    /// recomputed), before it is shown as a counterexample.
+    fn listed_deals(counts: &Self::Counts) -> Vec<ListedDeal<'_>> {
         let _ = counts;
         Vec::new()
     }
@@ -412,12 +440,13 @@ impl<T: DealStudy> Workload for T {
         DealStudy::check_counts(self, cell, items, &deals, counts)
     }
 
-    fn check_listed(&self, cell: usize, counts: &T::Counts) -> Result<(), String> {
+    fn check_listed(&self, plan: &Plan, cell: usize, counts: &T::Counts) -> Result<(), String> {
         let source = self.source();
         let sizes = source.cells[cell];
         let copies = &source.deck.copies;
         let cards = |hand: &[u8]| hand.iter().map(|&c| u32::from(c)).sum::<u32>();
-        for (first, second) in T::listed_hands(counts) {
+        let listed = T::listed_deals(counts);
+        for ListedDeal { first, second, .. } in &listed {
             let held = [cards(first), cards(second)];
             if first.len() != copies.len() || second.len() != copies.len() {
                 return Err(format!(
@@ -431,7 +460,7 @@ impl<T: DealStudy> Workload for T {
                     "a deal listed in full has hands of {} and {} cards, not the cell's {} and {}",
                     held[0], held[1], sizes[0], sizes[1]
                 ));
-            } else if (first.iter().zip(second).zip(copies))
+            } else if (first.iter().zip(*second).zip(copies))
                 .any(|((&a, &b), &n)| u32::from(a) + u32::from(b) > n)
             {
                 return Err(
@@ -439,6 +468,7 @@ impl<T: DealStudy> Workload for T {
                 );
             }
         }
+        check_dealt(source, plan, cell, &listed)?;
         // The study's own check comes after, so that it may solve the
         // listed deals by formula.
         DealStudy::check_listed(self, counts)
@@ -481,6 +511,56 @@ impl<T: DealStudy> Workload for T {
         (T::failure_lists(record).into_iter().zip(sums))
             .try_for_each(|(list, sum)| check_list_trim(list, sum))
     }
+}
+
+/// Whether each of `listed`, deals of `cell` placed within their chunks
+/// of `plan` ([`crate::engine::check_listed_places`]), is the deal dealt
+/// at its place: a forged counterexample moved to another deal of its
+/// chunk would change which failures a cell shows first. Each chunk named
+/// is dealt again once (a few milliseconds at most; chunks that list
+/// nothing, most of a trimmed checkpoint's, cost nothing).
+fn check_dealt(
+    source: &DealSource,
+    plan: &Plan,
+    cell: usize,
+    listed: &[ListedDeal],
+) -> Result<(), String> {
+    let ranks = source.ranks();
+    let mut by_chunk: BTreeMap<u64, BTreeMap<u64, Vec<&ListedDeal>>> = BTreeMap::new();
+    for deal in listed {
+        (by_chunk.entry(deal.chunk).or_default())
+            .entry(deal.seq)
+            .or_default()
+            .push(deal);
+    }
+    for (global, at) in by_chunk {
+        let mut wrong = None;
+        // Dealt only as far as the last deal listed: a chunk's first deals
+        // are the same however long it is.
+        let last = at.keys().next_back().copied().unwrap_or(0);
+        let chunk = plan.chunk(cell, global);
+        let upto = Chunk {
+            len: chunk.len.min(last + 1),
+            ..chunk
+        };
+        source.for_each_deal(&upto, |dealt| {
+            for deal in at.get(&dealt.seq).into_iter().flatten() {
+                let d = &dealt.deal;
+                if deal.first != &d.first[..ranks]
+                    || deal.second != &d.second[..ranks]
+                    || deal.weight.is_some_and(|w| w != d.weight)
+                {
+                    wrong.get_or_insert((global, dealt.seq));
+                }
+            }
+        });
+        if let Some((chunk, seq)) = wrong {
+            return Err(format!(
+                "the deal listed in full at chunk {chunk} deal {seq} is not the deal dealt there"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Trims a chunk's `list` by `sum`, the same list of the cell's chunks

@@ -38,8 +38,8 @@ use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, ListedPlaces, Located, memo_budget,
-    memo_size,
+    self, DealInstance, DealSource, DealStudy, FailureList, ListedDeal, ListedPlaces, Located,
+    memo_budget, memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -143,10 +143,9 @@ impl DealStudy for ScoreStudy {
         vec![&mut c.failures]
     }
 
-    fn listed_hands(c: &ScoreCounts) -> Vec<(&[u8], &[u8])> {
-        c.failures
-            .iter()
-            .map(|f| (&f.first[..], &f.second[..]))
+    fn listed_deals(c: &ScoreCounts) -> Vec<ListedDeal<'_>> {
+        (c.failures.iter())
+            .map(|f| ListedDeal::of(f.chunk, f.seq, &f.first, &f.second))
             .collect()
     }
 

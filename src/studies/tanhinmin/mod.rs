@@ -15,7 +15,7 @@ use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
 pub use crate::studies::deal_study::mu::{MU_SIDE, MuEntry, MuTable};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, ListedPlaces, memo_budget, memo_size,
+    self, DealInstance, DealSource, DealStudy, ListedDeal, ListedPlaces, memo_budget, memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use std::ops::RangeInclusive;
@@ -87,9 +87,12 @@ impl DealStudy for Tanhinmin {
         vec![&mut c.disagreements]
     }
 
-    fn listed_hands(c: &CellCounts) -> Vec<(&[u8], &[u8])> {
+    fn listed_deals(c: &CellCounts) -> Vec<ListedDeal<'_>> {
         (c.disagreements.iter())
-            .map(|d| (&d.first[..], &d.second[..]))
+            .map(|d| ListedDeal {
+                weight: Some(d.weight),
+                ..ListedDeal::of(d.chunk, d.seq, &d.first, &d.second)
+            })
             .collect()
     }
 

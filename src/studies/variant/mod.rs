@@ -27,7 +27,7 @@ use crate::studies::deal_study::columns::{
 };
 use crate::studies::deal_study::mu::{MU_COLUMNS, MuTable, push_mu_rows};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, ListedPlaces, Located,
+    self, DealInstance, DealSource, DealStudy, FailureList, ListedDeal, ListedPlaces, Located,
     SAMPLED_MEMO_CAP_LOG2, memo_budget, memo_size, validate_small_deck,
 };
 use crate::study::{BuildContext, KeptMemo, Outline, Study, Summary};
@@ -275,9 +275,11 @@ impl DealStudy for VariantStudy {
         vec![&mut c.failures, &mut c.plain_theorem_failed_deals]
     }
 
-    fn listed_hands(c: &VariantCounts) -> Vec<(&[u8], &[u8])> {
-        let failures = c.failures.iter().map(|f| (&f.first[..], &f.second[..]));
-        let plain = (c.plain_theorem_failed_deals.iter()).map(|f| (&f.first[..], &f.second[..]));
+    fn listed_deals(c: &VariantCounts) -> Vec<ListedDeal<'_>> {
+        let failures =
+            (c.failures.iter()).map(|f| ListedDeal::of(f.chunk, f.seq, &f.first, &f.second));
+        let plain = (c.plain_theorem_failed_deals.iter())
+            .map(|f| ListedDeal::of(f.chunk, f.seq, &f.first, &f.second));
         failures.chain(plain).collect()
     }
 
