@@ -64,7 +64,7 @@ impl MuTable {
     /// Whether the table's cells add up to `deals` deals and `wins`
     /// first-player wins (checked arithmetic: a table read from a file
     /// may hold any numbers).
-    pub fn adds_up_to(&self, deals: u128, wins: u128) -> bool {
+    fn adds_up_to(&self, deals: u128, wins: u128) -> bool {
         let total = |of: fn(&MuEntry) -> u128| {
             self.entries()
                 .try_fold(0u128, |sum, e| sum.checked_add(of(&e)))
@@ -72,12 +72,25 @@ impl MuTable {
         total(|e| e.2) == Some(deals) && total(|e| e.3) == Some(wins)
     }
 
+    /// Whether the table can be a cell's: it adds up to `deals` deals and
+    /// `wins` first-player wins, and holds only μ pairs a deal of the
+    /// cell's `sizes` can have.
+    pub fn check_fits(&self, deals: u128, wins: u128, sizes: [u32; 2]) -> Result<(), String> {
+        if !self.adds_up_to(deals, wins) {
+            Err("the μ table does not add up to the deals and wins".into())
+        } else if !self.fits_hands(sizes[0], sizes[1]) {
+            Err("the μ table holds a μ pair no deal of the cell has".into())
+        } else {
+            Ok(())
+        }
+    }
+
     /// Whether every μ pair the table holds is one a deal of `n_first`
     /// and `n_second` cards can have: μ0 = μ(X, Y- + {r}) matches at most
     /// min(|X|, |Y|) cards, μ1 = μ(Y, X-) at most min(|Y|, |X| - 1). A
     /// table read from a file could otherwise move deals to a pair no deal
     /// of the cell has.
-    pub fn fits_hands(&self, n_first: u32, n_second: u32) -> bool {
+    fn fits_hands(&self, n_first: u32, n_second: u32) -> bool {
         let most = (
             n_first.min(n_second),
             n_second.min(n_first.saturating_sub(1)),

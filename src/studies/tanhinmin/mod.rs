@@ -174,15 +174,8 @@ impl DealStudy for Tanhinmin {
         )?;
         if c.evaluated > items {
             Err("more deals evaluated than the chunk holds".into())
-        } else if !c.mu.adds_up_to(c.deals, c.first_wins) {
-            Err("the μ table does not add up to the deals and wins".into())
-        } else if !c
-            .mu
-            .fits_hands(self.source.cells[cell][0], self.source.cells[cell][1])
-        {
-            Err("the μ table holds a μ pair no deal of the cell has".into())
         } else {
-            Ok(())
+            (c.mu).check_fits(c.deals, c.first_wins, self.source.cells[cell])
         }
     }
 
