@@ -1246,7 +1246,7 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
     type Run = (&'static str, &'static str, &'static [&'static str]);
     // (the list, the edit of its first deal, the refusal expected)
     type Edit = (&'static str, fn(&mut serde_json::Value), &'static str);
-    let studies: [(Run, Edit); 8] = [
+    let studies: [(Run, Edit); 9] = [
         (
             (
                 "variant",
@@ -1340,6 +1340,18 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
                 "disagreements",
                 |d| d["weight"] = serde_json::json!(2),
                 "is not the deal dealt there",
+            ),
+        ),
+        (
+            (
+                "strategy",
+                "[hands]\nsizes = [[6, 6]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "failures",
+                |f| f["mu0"] = serde_json::json!(f["mu0"].as_u64().unwrap() + 1),
+                "a position listed as a strategy failure is not one by its μ pair",
             ),
         ),
     ];

@@ -216,6 +216,42 @@ impl DealStudy for StrategyStudy {
         vec![&mut c.failures]
     }
 
+    /// A listed position is a line's, not a deal, so only its μ pair and
+    /// the claim it fails are checked, by formula: `winning-move` fails
+    /// where μ0 > μ1, `all-moves-lose` where μ0 <= μ1.
+    fn check_listed(&self, c: &StrategyCounts) -> Result<(), String> {
+        let hand = |cards: &str| -> Option<Vec<u32>> {
+            let hand: Option<Vec<u32>> = cards.split(' ').map(|c| c.parse().ok()).collect();
+            hand.filter(|h| !h.is_empty() && h.is_sorted())
+        };
+        for f in &c.failures {
+            let (Some(x), Some(y)) = (hand(&f.mover), hand(&f.other)) else {
+                return Err(
+                    "a position listed as a strategy failure has a hand that is not sorted card strengths"
+                        .into(),
+                );
+            };
+            let mover_should_win = match f.claim.as_str() {
+                "winning-move" => true,
+                "all-moves-lose" => false,
+                other => {
+                    return Err(format!(
+                        "a position listed as a strategy failure names the claim `{}`, not one the study checks",
+                        crate::error::on_one_line(other)
+                    ));
+                }
+            };
+            if mu_pair_sorted(&x, &y, f.field) != (f.mu0, f.mu1)
+                || (f.mu0 > f.mu1) != mover_should_win
+            {
+                return Err(
+                    "a position listed as a strategy failure is not one by its μ pair".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+
     type Counts = StrategyCounts;
     type Worker = Worker;
 
