@@ -246,6 +246,65 @@ fn merge_refuses_missing_duplicated_and_mismatched_shards() {
     ok(&merge(&[&a2, &a0, &a1]));
 }
 
+/// A run with a fault injected (`--inject-fault`) counts failures of a
+/// wrong claim. Its checkpoint must not be resumed by a run without the
+/// flag, nor the reverse, nor its shards merged: each is refused in one
+/// line naming the flag, not taken for an edit or for results.
+#[cfg(unix)]
+#[test]
+fn a_run_with_a_fault_injected_is_never_resumed_or_merged_as_results() {
+    let dir = scratch("fault-injected");
+    let cfg = write_config(
+        &dir,
+        "c.toml",
+        "[experiment]\nname = \"f\"\nstudy = \"strategy\"\nmode = \"sample\"\nseed = 1\ndeals = 100000000\n[hands]\nsizes = [[6, 6]]\n",
+    );
+    let faulty = dir.join("faulty");
+    stopped_after_chunks_with(&cfg, &faulty, &["--inject-fault"], 1);
+    resume_is_refused(
+        &cfg,
+        &faulty,
+        "it was started with --inject-fault",
+        "resumed without the flag",
+    );
+    let plain = dir.join("plain");
+    stopped_after_chunks_with(&cfg, &plain, &[], 1);
+    resume_with_is_refused(
+        &cfg,
+        &plain,
+        &["--inject-fault"],
+        "it was started without --inject-fault",
+        "resumed with the flag",
+    );
+    let small = write_config(
+        &dir,
+        "s.toml",
+        "[experiment]\nname = \"s\"\nstudy = \"strategy\"\nmode = \"sample\"\nseed = 1\ndeals = 2000\n[hands]\nsizes = [[5, 5]]\n",
+    );
+    let mut shard_dirs = Vec::new();
+    for i in ["0", "1"] {
+        let out = dir.join(format!("shard{i}"));
+        single(
+            &small,
+            &out,
+            &["--shards", "2", "--shard-index", i, "--inject-fault"],
+        );
+        shard_dirs.push(out.to_str().unwrap().to_string());
+    }
+    let merged = dir.join("merged");
+    let o = run(&[
+        "merge",
+        &shard_dirs[0],
+        &shard_dirs[1],
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a shard run with --inject-fault"), "{err}");
+    assert!(!merged.join("stats.csv").exists());
+}
+
 /// A run slow enough to be killed part way: sampled 9-card deals on one
 /// thread, several seconds even on a fast day (800,000 deals once took 1.7 s,
 /// too short for the last kill to land).
@@ -1235,7 +1294,8 @@ fn checkpoint_counts_that_cannot_be_are_refused_even_with_a_good_checksum() {
 /// own formula: a record edited with its checksum recomputed so that a
 /// listed deal agrees with the claim, or names another μ pair or C1 value,
 /// is refused on resume, not written as a counterexample; so is one placed
-/// outside its chunk, or at a place that dealt another deal. The plain
+/// outside its chunk, or at a place that dealt another deal, or a strategy
+/// failure that is not the position its deal's line reaches. The plain
 /// theorem and C1 have none, so their runs plant a broken claim
 /// (`--inject-fault`) to list some.
 #[cfg(unix)]
@@ -1246,7 +1306,7 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
     type Run = (&'static str, &'static str, &'static [&'static str]);
     // (the list, the edit of its first deal, the refusal expected)
     type Edit = (&'static str, fn(&mut serde_json::Value), &'static str);
-    let studies: [(Run, Edit); 9] = [
+    let studies: [(Run, Edit); 12] = [
         (
             (
                 "variant",
@@ -1352,6 +1412,42 @@ fn listed_counterexamples_that_are_none_are_refused_even_with_a_good_checksum() 
                 "failures",
                 |f| f["mu0"] = serde_json::json!(f["mu0"].as_u64().unwrap() + 1),
                 "a position listed as a strategy failure is not one by its μ pair",
+            ),
+        ),
+        (
+            (
+                "strategy",
+                "[hands]\nsizes = [[6, 6]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "failures",
+                |f| f["ply"] = serde_json::json!(f["ply"].as_u64().unwrap() + 1),
+                "is not the position the line reaches there",
+            ),
+        ),
+        (
+            (
+                "strategy",
+                "[hands]\nsizes = [[6, 6]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "failures",
+                |f| f["ply"] = serde_json::json!(40),
+                "lies past the end of the line played from its deal",
+            ),
+        ),
+        (
+            (
+                "strategy",
+                "[hands]\nsizes = [[6, 6]]\n",
+                &["--inject-fault"],
+            ),
+            (
+                "failures",
+                |f| f["bad_move"] = serde_json::json!("99"),
+                "names a move its claim never checks there",
             ),
         ),
     ];

@@ -116,6 +116,23 @@ pub(super) fn result_hash(config: &Config, chunk_sizes: &[u64]) -> String {
     manifest::config_hash(&config.result_inputs(chunk_sizes))
 }
 
+/// What a run's hash gains when its claim was swapped for a wrong one
+/// (`--inject-fault`): what such a run counts are not results of its
+/// config, so its checkpoint is never resumed, nor its shard merged, as
+/// theirs.
+pub(super) const FAULT_INJECTED: &str = "+fault-injected";
+
+/// The hash naming the run of `config` that `ctx` executes: what decides
+/// its results ([`result_hash`]), and whether a fault was injected.
+pub(super) fn run_hash(config: &Config, chunk_sizes: &[u64], ctx: &RunContext) -> String {
+    let hash = result_hash(config, chunk_sizes);
+    if ctx.inject_fault {
+        hash + FAULT_INJECTED
+    } else {
+        hash
+    }
+}
+
 /// What names a run's checkpoint: the hash of what decides the results,
 /// the version, and the shard. A resume refuses a checkpoint of anything else.
 pub(super) fn fingerprint(hash: &str, shards: u64, index: u64) -> String {
@@ -162,11 +179,27 @@ pub(super) fn how_another_run_differs(
         }
     };
     let mut clauses = Vec::new();
-    if found_hash != hash {
+    let injected = |hash: &str| -> (String, bool) {
+        match hash.strip_suffix(FAULT_INJECTED) {
+            Some(base) => (base.into(), true),
+            None => (hash.into(), false),
+        }
+    };
+    let ((found_base, found_injected), (base, injected)) = (injected(found_hash), injected(hash));
+    if found_base != base {
         clauses.push(
             "it was started from another config (or by a build that cuts the work into other chunks)"
                 .to_string(),
         );
+    }
+    if found_injected != injected {
+        clauses.push(if found_injected {
+            "it was started with --inject-fault, a test of the checks whose counts are no results"
+                .to_string()
+        } else {
+            "it was started without --inject-fault, and this run swaps the claim for a wrong one"
+                .to_string()
+        });
     }
     let version = env!("CARGO_PKG_VERSION");
     if found_version != version {
@@ -191,7 +224,7 @@ pub(super) fn how_another_run_differs(
 
 #[cfg(test)]
 mod tests {
-    use super::{fingerprint, how_another_run_differs, shard_named};
+    use super::{FAULT_INJECTED, fingerprint, how_another_run_differs, shard_named};
 
     #[test]
     fn another_runs_checkpoint_is_told_apart_by_what_differs() {
@@ -222,6 +255,17 @@ mod tests {
         assert_eq!(clauses.len(), 3, "{said}");
         assert!(clauses[1].starts_with("it was written by runner 0.0.1, and this is runner"));
         assert!(clauses[2].contains("shard 0 of 3: give --shards 2 --shard-index 1"));
+        let faulty = fingerprint(&format!("abc{FAULT_INJECTED}"), 2, 1);
+        assert_eq!(
+            how_another_run_differs(&faulty, "abc", 2, 1).as_deref(),
+            Some(
+                "it was started with --inject-fault, a test of the checks whose counts are no results"
+            )
+        );
+        let said = how_another_run_differs(&found, &format!("abd{FAULT_INJECTED}"), 2, 1).unwrap();
+        let clauses: Vec<&str> = said.split("; ").collect();
+        assert!(clauses[0].starts_with("it was started from another config"));
+        assert!(clauses[1].starts_with("it was started without --inject-fault"));
         // Not a fingerprint of this form: no answer, so the caller falls
         // back to the whole fingerprints.
         for edited in [

@@ -25,7 +25,7 @@ use crate::engine::{self, Outcome, journal, journal::Journal};
 use crate::error::refuse;
 use crate::export::{manifest, write_atomic};
 use crate::study::Study;
-use context::{fingerprint, how_another_run_differs, result_hash, shard_named};
+use context::{fingerprint, how_another_run_differs, result_hash, run_hash, shard_named};
 use kept_memo::{read_kept_memo, write_kept_memo};
 use out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
@@ -164,7 +164,7 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         );
     }
     let plan = engine::Plan::new(&study);
-    let hash = result_hash(config, &chunk_sizes(&study));
+    let hash = run_hash(config, &chunk_sizes(&study), ctx);
     let (shards, index) = ctx.shard.unwrap_or((1, 0));
     let shard = engine::Shard {
         count: shards,

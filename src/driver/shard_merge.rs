@@ -2,7 +2,7 @@
 //! read back, checked as a resume checks a checkpoint, and summed into the
 //! tables of the whole run.
 
-use super::context::{PARTIAL_FILE, RunContext, result_hash};
+use super::context::{FAULT_INJECTED, PARTIAL_FILE, RunContext, result_hash};
 use super::out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
 };
@@ -120,6 +120,12 @@ pub fn read_partials(dirs: &[PathBuf]) -> anyhow::Result<ShardResults> {
                 )));
             }
         }
+    }
+    if (field(first, "config_hash").as_str()).is_some_and(|h| h.ends_with(FAULT_INJECTED)) {
+        return Err(refuse(format!(
+            "{}: a shard run with --inject-fault, a test of the checks whose counts are no results; it is never merged",
+            first_path.display()
+        )));
     }
     if field(first, "version") != serde_json::json!(env!("CARGO_PKG_VERSION")) {
         return Err(refuse(format!(

@@ -362,12 +362,14 @@ pub trait DealStudy: Sync {
         let _ = (cell, items, deals, counts);
         Ok(())
     }
-    /// Is each deal `counts` lists in full the failure it is listed as, by
-    /// the study's formula (never a search)? See [`Workload::check_listed`].
+    /// Is each failure `counts` lists the failure it is listed as, by the
+    /// study's formula (never a search)? See [`Workload::check_listed`].
     /// The deals of [`Self::listed_deals`] are the deals dealt at their
-    /// places by then.
-    fn check_listed(&self, counts: &Self::Counts) -> Result<(), String> {
-        let _ = counts;
+    /// places by then, and `dealt` holds the deal dealt at the place of
+    /// every failure of [`Self::failure_lists`], for a study that lists
+    /// positions reached from a deal rather than the deal itself.
+    fn check_listed(&self, counts: &Self::Counts, dealt: &Dealt) -> Result<(), String> {
+        let _ = (counts, dealt);
         Ok(())
     }
     /// See [`Workload::same_counts`].
@@ -468,10 +470,13 @@ impl<T: DealStudy> Workload for T {
                 );
             }
         }
-        check_dealt(source, plan, cell, &listed)?;
+        let places =
+            (listed.iter().map(|d| (d.chunk, d.seq))).chain(<T as Workload>::listed_places(counts));
+        let dealt = Dealt::deal_again(source, plan, cell, places);
+        check_dealt(&dealt, &listed)?;
         // The study's own check comes after, so that it may solve the
         // listed deals by formula.
-        DealStudy::check_listed(self, counts)
+        DealStudy::check_listed(self, counts, &dealt)
     }
 
     /// A trimmed record is compared with its chunk solved again and
@@ -513,50 +518,68 @@ impl<T: DealStudy> Workload for T {
     }
 }
 
-/// Whether each of `listed`, deals of `cell` placed within their chunks
-/// of `plan` ([`crate::engine::check_listed_places`]), is the deal dealt
-/// at its place: a forged counterexample moved to another deal of its
-/// chunk would change which failures a cell shows first. Each chunk named
-/// is dealt again once (a few milliseconds at most; chunks that list
-/// nothing, most of a trimmed checkpoint's, cost nothing).
-fn check_dealt(
-    source: &DealSource,
-    plan: &Plan,
-    cell: usize,
-    listed: &[ListedDeal],
-) -> Result<(), String> {
-    let ranks = source.ranks();
-    let mut by_chunk: BTreeMap<u64, BTreeMap<u64, Vec<&ListedDeal>>> = BTreeMap::new();
-    for deal in listed {
-        (by_chunk.entry(deal.chunk).or_default())
-            .entry(deal.seq)
-            .or_default()
-            .push(deal);
-    }
-    for (global, at) in by_chunk {
-        let mut wrong = None;
-        // Dealt only as far as the last deal listed: a chunk's first deals
-        // are the same however long it is.
-        let last = at.keys().next_back().copied().unwrap_or(0);
-        let chunk = plan.chunk(cell, global);
-        let upto = Chunk {
-            len: chunk.len.min(last + 1),
-            ..chunk
-        };
-        source.for_each_deal(&upto, |dealt| {
-            for deal in at.get(&dealt.seq).into_iter().flatten() {
-                let d = &dealt.deal;
-                if deal.first != &d.first[..ranks]
-                    || deal.second != &d.second[..ranks]
-                    || deal.weight.is_some_and(|w| w != d.weight)
-                {
-                    wrong.get_or_insert((global, dealt.seq));
+/// The deals dealt at some places of a cell, dealt again to check what a
+/// checkpoint or shard lists there.
+pub struct Dealt {
+    deals: BTreeMap<(u64, u64), Deal>,
+}
+
+impl Dealt {
+    /// The deals at `places` of `cell`, places within their chunks of
+    /// `plan` ([`crate::engine::check_listed_places`]). Each chunk named
+    /// is dealt again once, as far as its last place (a few milliseconds
+    /// at most; chunks that list nothing, most of a trimmed checkpoint's,
+    /// cost nothing): a chunk's first deals are the same however long it
+    /// is.
+    pub fn deal_again(
+        source: &DealSource,
+        plan: &Plan,
+        cell: usize,
+        places: impl IntoIterator<Item = (u64, u64)>,
+    ) -> Dealt {
+        let mut last_of_chunk: BTreeMap<u64, u64> = BTreeMap::new();
+        let wanted: std::collections::BTreeSet<(u64, u64)> = places.into_iter().collect();
+        for &(chunk, seq) in &wanted {
+            let last = last_of_chunk.entry(chunk).or_default();
+            *last = (*last).max(seq);
+        }
+        let mut deals = BTreeMap::new();
+        for (global, last) in last_of_chunk {
+            let chunk = plan.chunk(cell, global);
+            let upto = Chunk {
+                len: chunk.len.min(last + 1),
+                ..chunk
+            };
+            source.for_each_deal(&upto, |dealt| {
+                if wanted.contains(&(global, dealt.seq)) {
+                    deals.insert((global, dealt.seq), dealt.deal.clone());
                 }
-            }
+            });
+        }
+        Dealt { deals }
+    }
+
+    /// The deal dealt at deal `seq` of global chunk `chunk`, if it was
+    /// asked for and the chunk holds it.
+    pub fn at(&self, chunk: u64, seq: u64) -> Option<&Deal> {
+        self.deals.get(&(chunk, seq))
+    }
+}
+
+/// Whether each of `listed` is the deal dealt at its place: a forged
+/// counterexample moved to another deal of its chunk would change which
+/// failures a cell shows first.
+fn check_dealt(dealt: &Dealt, listed: &[ListedDeal]) -> Result<(), String> {
+    for deal in listed {
+        let same = dealt.at(deal.chunk, deal.seq).is_some_and(|d| {
+            d.first.get(..deal.first.len()) == Some(deal.first)
+                && d.second.get(..deal.second.len()) == Some(deal.second)
+                && deal.weight.is_none_or(|w| w == d.weight)
         });
-        if let Some((chunk, seq)) = wrong {
+        if !same {
             return Err(format!(
-                "the deal listed in full at chunk {chunk} deal {seq} is not the deal dealt there"
+                "the deal listed in full at chunk {} deal {} is not the deal dealt there",
+                deal.chunk, deal.seq
             ));
         }
     }

@@ -38,8 +38,8 @@ use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, hand_text, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, ListedDeal, ListedPlaces, Located,
-    memo_budget, memo_size,
+    self, DealInstance, DealSource, DealStudy, Dealt, FailureList, ListedDeal, ListedPlaces,
+    Located, memo_budget, memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -270,7 +270,7 @@ impl DealStudy for ScoreStudy {
         }
     }
 
-    fn check_listed(&self, c: &ScoreCounts) -> Result<(), String> {
+    fn check_listed(&self, c: &ScoreCounts, _dealt: &Dealt) -> Result<(), String> {
         if c.failures.iter().any(|f| {
             let c1 = (self.conjecture)(
                 &strengths(&f.first),

@@ -11,7 +11,7 @@
 use crate::config::Config;
 use crate::engine::CellResult;
 use crate::export::Table;
-use crate::games::cards::strengths;
+use crate::games::cards::{Deal, strengths};
 use crate::games::tanhinmin::formula::mu_pair_sorted;
 use crate::games::tanhinmin::moves::{Move, hand_after, legal_moves};
 use crate::games::tanhinmin::position::Position;
@@ -21,8 +21,8 @@ use crate::studies::deal_study::columns::{
     deal_run_details, deal_stats_row, rate_header_with, rate_text_of,
 };
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, ListedPlaces, Located, memo_budget,
-    memo_size,
+    self, DealInstance, DealSource, DealStudy, Dealt, FailureList, ListedPlaces, Located,
+    memo_budget, memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -132,6 +132,36 @@ impl Worker {
 }
 
 impl StrategyStudy {
+    /// The move a line plays at (x, y, r) of μ pair `mu`: the strategy's
+    /// where μ says the mover wins, else the weakest (the pass when it
+    /// cannot play). The line of a deal is decided by μ alone, so a listed
+    /// position can be replayed from its deal without a search.
+    fn line_move(&self, x: &[u32], y: &[u32], r: u32, (mu0, mu1): (u32, u32)) -> Move {
+        if mu0 > mu1 {
+            (self.strategy)(x, y, r)
+        } else {
+            weakest_move(x, y, r)
+        }
+    }
+
+    /// The position at move `ply` of the line played from `deal`: (the
+    /// mover's cards, the other's, the field), or `None` if the line ends
+    /// before it.
+    fn on_line(&self, deal: &Deal, ply: u32) -> Option<(Vec<u32>, Vec<u32>, u32)> {
+        let ranks = self.source.ranks();
+        let mut at = (
+            strengths(deal.first.get(..ranks)?),
+            strengths(deal.second.get(..ranks)?),
+            self.source.field,
+        );
+        for _ in 0..ply {
+            let (x, y, r) = &at;
+            let m = self.line_move(x, y, *r, mu_pair_sorted(x, y, *r));
+            at = after(x, y, m)?;
+        }
+        Some(at)
+    }
+
     /// Plays the line of one deal and checks every position on it.
     pub fn check_deal(
         &self,
@@ -163,9 +193,10 @@ impl StrategyStudy {
                     bad_move: m.to_string(),
                 });
             };
-            let next_move = if mu0 > mu1 {
+            let next_move = self.line_move(&x, &y, r, (mu0, mu1));
+            if mu0 > mu1 {
                 counts.win_positions += 1;
-                let m = (self.strategy)(&x, &y, r);
+                let m = next_move;
                 let wins = match after(&x, &y, m) {
                     None => true,
                     Some((nx, ny, nr)) => !w.mover_wins(&nx, &ny, nr),
@@ -174,7 +205,6 @@ impl StrategyStudy {
                     counts.win_failures += 1;
                     fail("winning-move", m, counts);
                 }
-                m
             } else {
                 counts.lose_positions += 1;
                 let moves = legal_moves(&x, r);
@@ -193,8 +223,7 @@ impl StrategyStudy {
                     counts.lose_failures += 1;
                     fail("all-moves-lose", m, counts);
                 }
-                weakest_move(&x, &y, r)
-            };
+            }
             match after(&x, &y, next_move) {
                 None => break,
                 Some((nx, ny, nr)) => {
@@ -216,21 +245,31 @@ impl DealStudy for StrategyStudy {
         vec![&mut c.failures]
     }
 
-    /// A listed position is a line's, not a deal, so only its μ pair and
-    /// the claim it fails are checked, by formula: `winning-move` fails
-    /// where μ0 > μ1, `all-moves-lose` where μ0 <= μ1.
-    fn check_listed(&self, c: &StrategyCounts) -> Result<(), String> {
-        let hand = |cards: &str| -> Option<Vec<u32>> {
-            let hand: Option<Vec<u32>> = cards.split(' ').map(|c| c.parse().ok()).collect();
-            hand.filter(|h| !h.is_empty() && h.is_sorted())
-        };
+    /// A listed position is a line's, not a deal: it is replayed from the
+    /// deal dealt at its place, by μ alone, and must be the position the
+    /// line reaches at its move; then its μ pair must fail the claim it
+    /// names (`winning-move` where μ0 > μ1, `all-moves-lose` where μ0 <=
+    /// μ1), and its move must be the strategy's or, for `all-moves-lose`,
+    /// one of the mover's. Whether that move really wins or loses only a
+    /// search can tell: `--recheck`.
+    fn check_listed(&self, c: &StrategyCounts, dealt: &Dealt) -> Result<(), String> {
         for f in &c.failures {
-            let (Some(x), Some(y)) = (hand(&f.mover), hand(&f.other)) else {
-                return Err(
-                    "a position listed as a strategy failure has a hand that is not sorted card strengths"
-                        .into(),
-                );
+            let place = format!("chunk {} deal {} move {}", f.chunk, f.seq, f.ply);
+            let Some(deal) = dealt.at(f.chunk, f.seq) else {
+                return Err(format!(
+                    "the strategy failure listed at {place} is at no deal of its chunk"
+                ));
             };
+            let Some((x, y, r)) = self.on_line(deal, f.ply) else {
+                return Err(format!(
+                    "the strategy failure listed at {place} lies past the end of the line played from its deal"
+                ));
+            };
+            if text(&x) != f.mover || text(&y) != f.other || r != f.field {
+                return Err(format!(
+                    "the strategy failure listed at {place} is not the position the line reaches there"
+                ));
+            }
             let mover_should_win = match f.claim.as_str() {
                 "winning-move" => true,
                 "all-moves-lose" => false,
@@ -241,12 +280,22 @@ impl DealStudy for StrategyStudy {
                     ));
                 }
             };
-            if mu_pair_sorted(&x, &y, f.field) != (f.mu0, f.mu1)
-                || (f.mu0 > f.mu1) != mover_should_win
-            {
+            let mu = mu_pair_sorted(&x, &y, r);
+            if mu != (f.mu0, f.mu1) || (f.mu0 > f.mu1) != mover_should_win {
                 return Err(
                     "a position listed as a strategy failure is not one by its μ pair".into(),
                 );
+            }
+            let named = |m: &Move| m.to_string() == f.bad_move;
+            let move_fits = if mover_should_win {
+                named(&self.line_move(&x, &y, r, mu))
+            } else {
+                legal_moves(&x, r).iter().any(named)
+            };
+            if !move_fits {
+                return Err(format!(
+                    "the strategy failure listed at {place} names a move its claim never checks there"
+                ));
             }
         }
         Ok(())

@@ -15,7 +15,8 @@ use crate::games::tanhinmin::position::Position;
 use crate::games::tanhinmin::solver::Solver;
 pub use crate::studies::deal_study::mu::{MU_SIDE, MuEntry, MuTable};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, ListedDeal, ListedPlaces, memo_budget, memo_size,
+    self, DealInstance, DealSource, DealStudy, Dealt, ListedDeal, ListedPlaces, memo_budget,
+    memo_size,
 };
 use crate::study::{BuildContext, Outline, Study, Summary};
 use std::ops::RangeInclusive;
@@ -179,7 +180,7 @@ impl DealStudy for Tanhinmin {
         }
     }
 
-    fn check_listed(&self, c: &CellCounts) -> Result<(), String> {
+    fn check_listed(&self, c: &CellCounts, _dealt: &Dealt) -> Result<(), String> {
         if c.disagreements.iter().any(|d| {
             let mu = formula::mu_pair_counts(&d.first, &d.second, self.source.field as usize);
             mu != (d.mu0, d.mu1)

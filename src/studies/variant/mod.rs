@@ -27,8 +27,8 @@ use crate::studies::deal_study::columns::{
 };
 use crate::studies::deal_study::mu::{MU_COLUMNS, MuTable, push_mu_rows};
 use crate::studies::deal_study::{
-    self, DealInstance, DealSource, DealStudy, FailureList, ListedDeal, ListedPlaces, Located,
-    SAMPLED_MEMO_CAP_LOG2, memo_budget, memo_size, validate_small_deck,
+    self, DealInstance, DealSource, DealStudy, Dealt, FailureList, ListedDeal, ListedPlaces,
+    Located, SAMPLED_MEMO_CAP_LOG2, memo_budget, memo_size, validate_small_deck,
 };
 use crate::study::{BuildContext, KeptMemo, Outline, Study, Summary};
 use serde::{Deserialize, Serialize};
@@ -406,7 +406,7 @@ impl DealStudy for VariantStudy {
         }
     }
 
-    fn check_listed(&self, c: &VariantCounts) -> Result<(), String> {
+    fn check_listed(&self, c: &VariantCounts, _dealt: &Dealt) -> Result<(), String> {
         if c.failures.iter().any(|f| {
             let (mu0, mu1) = mu_pair_counts(&f.first, &f.second, self.source.field as usize);
             (mu0 > mu1) == f.variant_first_wins
