@@ -79,7 +79,7 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
 /// refusal stays one line.
 fn note_unchecked_tables(manifest: Option<&Recorded>) {
     if let Some(note) = manifest.and_then(Recorded::unchecked_note) {
-        eprintln!("{note}");
+        crate::error::say(note);
     }
 }
 
@@ -93,10 +93,10 @@ fn plot(args: &crate::cli::PlotArgs) -> i32 {
         Ok(written) => {
             note_unchecked_tables(manifest.as_ref());
             if written.is_empty() {
-                eprintln!(
+                crate::error::say(format_args!(
                     "note: {}: the tables have no rows, so there is nothing to draw",
                     args.dir.display()
-                );
+                ));
             }
             for w in written {
                 println!("wrote {w}");

@@ -38,7 +38,7 @@ pub fn main(args: &CompareArgs) -> i32 {
     match write(&series, &args.out, &args.title, args.interim) {
         Ok(written) => {
             for note in notes {
-                eprintln!("{note}");
+                crate::error::say(note);
             }
             for w in written {
                 println!("wrote {}", w.display());

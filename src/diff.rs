@@ -26,7 +26,7 @@ pub fn main(args: &DiffArgs) -> i32 {
     match compare(&args.baseline, &args.candidate, args.alpha) {
         Ok((findings, notes)) => {
             for note in notes {
-                eprintln!("{note}");
+                crate::error::say(note);
             }
             let mut consistent = true;
             for f in &findings {

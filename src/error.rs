@@ -84,6 +84,14 @@ pub fn on_one_line(text: &str) -> String {
     line
 }
 
+/// Writes `message` to stderr as one line ([`on_one_line`]): every note and
+/// status line the runner prints that may quote a path or a name the user
+/// chose, so that a script reading stderr line by line, or a person, sees
+/// each as one line.
+pub fn say(message: impl std::fmt::Display) {
+    eprintln!("{}", on_one_line(&message.to_string()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,7 +38,7 @@ pub fn main(args: &PlanArgs) -> i32 {
     let entry = studies::find(&config.experiment.study).expect("checked by load_config");
     let outline = (entry.outline)(&config, threads);
     for note in &outline.notes {
-        eprintln!("{note}");
+        crate::error::say(note);
     }
     let e = &config.experiment;
     println!(

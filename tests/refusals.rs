@@ -858,6 +858,34 @@ fn an_error_about_a_path_with_a_line_break_is_one_line() {
     }
 }
 
+/// Notes quote paths too: a run into a directory whose name has a line
+/// break in it, run twice, says on one line that it replaces the first
+/// run's results, and `--resume` with no checkpoint says so on one line.
+#[test]
+fn a_note_about_a_path_with_a_line_break_is_one_line() {
+    let dir = scratch("note-line-break");
+    let odd = dir.join("results\nof today").display().to_string();
+    let quick = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml");
+    let first = run(&["--config", quick, "--out", &odd, "--quiet"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    for (extra, says) in [
+        (&[][..], "the results of an earlier run"),
+        (&["--resume"][..], "no checkpoint here"),
+    ] {
+        let o = run(&[&["--config", quick, "--out", &odd, "--quiet"][..], extra].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let err = stderr(&o);
+        let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+        assert!(
+            notes
+                .iter()
+                .any(|l| l.contains(says) && l.contains("results\\nof today")),
+            "{err}"
+        );
+        assert!(!err.lines().any(|l| l.starts_with("of today")), "{err}");
+    }
+}
+
 /// A flag clap cannot read is refused in one line, as every refusal is,
 /// keeping clap's suggestion or the values allowed; `--help` and
 /// `--version` are still clap's, on stdout with exit 0.

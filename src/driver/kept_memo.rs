@@ -29,12 +29,12 @@ pub(super) fn read_kept_memo<S: Study>(
         memo.read_memo(r)
     })? && !matches!(ctx.progress, progress::Mode::Quiet)
     {
-        eprintln!(
+        crate::error::say(format_args!(
             "read the kept memo back from {} ({}, {:.0} s)",
             path.display(),
             crate::export::size_text(bytes),
             started.elapsed().as_secs_f64()
-        );
+        ));
     }
     Ok(())
 }

@@ -157,11 +157,11 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     // results, but a researcher who named the wrong --out should hear of it
     // before hours of work, not find the committed tables replaced.
     if !holds_progress && ctx.out_dir.join(manifest::FILE_NAME).exists() {
-        eprintln!(
+        crate::error::say(format_args!(
             "note: {} holds the results of an earlier run of `{}`; this run replaces them when it finishes",
             ctx.out_dir.display(),
             config.experiment.name
-        );
+        ));
     }
     let plan = engine::Plan::new(&study);
     let hash = run_hash(config, &chunk_sizes(&study), ctx);
@@ -194,10 +194,10 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     };
     ctx.phase.store(Phase::RUNNING, Ordering::SeqCst);
     if ctx.recheck > 0 && !recheck_checkpoint(&study, &plan, shard, &mut journal, &opts, ctx)? {
-        eprintln!(
+        crate::error::say(format_args!(
             "interrupted during the recheck; {} is as it was; rerun with --resume",
             out.join(CHECKPOINT_FILE).display()
-        );
+        ));
         return Ok(RunOutcome::Interrupted);
     }
     let warm_up = timing::WarmUp::of_run::<S>(config, ctx.threads);
@@ -210,12 +210,12 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             chunks_done,
             chunks_total,
         } => {
-            eprintln!(
+            crate::error::say(format_args!(
                 "interrupted: {} of {} chunks done and checkpointed in {}; rerun with --resume to finish",
                 crate::export::grouped(chunks_done as u64),
                 crate::export::grouped(chunks_total as u64),
                 out.join(CHECKPOINT_FILE).display()
-            );
+            ));
             if ctx.keep_memo {
                 write_kept_memo(&study, &out.join(MEMO_FILE), &run_name);
             }

@@ -47,10 +47,10 @@ pub(super) fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
         // still go ahead: the lock guards against a mistake, it is not what
         // makes outputs whole (atomic renames and the journal do that).
         Err(std::fs::TryLockError::Error(e)) => {
-            eprintln!(
+            crate::error::say(format_args!(
                 "note: {}: cannot lock the output directory ({e}); make sure no other run writes to it",
                 dir.display()
-            );
+            ));
             Ok(handle)
         }
     }

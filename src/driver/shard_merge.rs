@@ -310,10 +310,10 @@ pub(super) fn shard_rechecks(
         return Vec::new();
     };
     let note = |why: &str| {
-        eprintln!(
+        crate::error::say(format_args!(
             "note: {}: {why}, so the manifest written lists none of shard {shard_index}'s rechecks",
             dir.join(manifest::FILE_NAME).display()
-        );
+        ));
         Vec::new()
     };
     let recorded = match manifest::Recorded::read(dir) {

@@ -122,10 +122,10 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             torn_header,
         } = read_back::<C>(path, &header, resume)?;
         if torn_header {
-            eprintln!(
+            crate::error::say(format_args!(
                 "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
                 path.display()
-            );
+            ));
         }
         let mut file = OpenOptions::new()
             .create(true)
@@ -170,10 +170,10 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
     /// refusal of its own has passed: a refusal is its one line.
     pub fn note_if_nothing_to_resume(&self) {
         if self.nothing_to_resume {
-            eprintln!(
+            crate::error::say(format_args!(
                 "note: {}: no checkpoint here, so --resume has nothing to carry on from; starting from the beginning",
                 self.finished.path.display()
-            );
+            ));
         }
     }
 

@@ -77,15 +77,15 @@ pub fn write_on_stop(
 ) {
     let started = std::time::Instant::now();
     match write(path, run, keys, body) {
-        Ok(bytes) => eprintln!(
+        Ok(bytes) => crate::error::say(format_args!(
             "kept the memo in {} ({}, {:.0} s); --resume reads it back and carries on the {work} under way",
             path.display(),
             crate::export::size_text(bytes),
             started.elapsed().as_secs_f64()
-        ),
-        Err(e) => eprintln!(
+        )),
+        Err(e) => crate::error::say(format_args!(
             "could not write the memo: {e:#}; the checkpoint is whole, and --resume starts the {work} under way over"
-        ),
+        )),
     }
 }
 

@@ -423,20 +423,20 @@ fn stop_on_signals(
     crate::engine::signals::stop_on_signals(
         stop,
         move |name| match &kept {
-            Some(memo) => eprintln!(
+            Some(memo) => crate::error::say(format_args!(
                 "{name}: the rows under way stop, and their tables go to {} (again to stop at once)",
                 memo.display()
-            ),
-            None => eprintln!(
+            )),
+            None => crate::error::say(format_args!(
                 "{name}: no new row starts; the rows under way finish into {} (again to stop at once)",
                 named.display()
-            ),
+            )),
         },
         move |name| {
-            eprintln!(
+            crate::error::say(format_args!(
                 "{name} again: stopping now; the rows finished are in {}, for --resume",
                 checkpoint.display()
-            );
+            ));
             std::process::exit(exit::INTERRUPTED);
         },
     )
@@ -622,12 +622,12 @@ fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<Ended> {
                 let solvers = parked.into_inner().expect("no thread panics holding it");
                 batch_memo::write(memo, &named, &solvers);
             }
-            eprintln!(
+            crate::error::say(format_args!(
                 "stopped: {} of {} rows are in {}; rerun with --resume to carry on",
                 in_checkpoint.load(Ordering::SeqCst),
                 rows.len(),
                 journal.path().display()
-            );
+            ));
         }
         return Ok(Ended::Stopped);
     };
@@ -672,7 +672,7 @@ fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<Ended> {
         line += "; ";
         line += &text;
     }
-    eprintln!("{line}");
+    crate::error::say(line);
     Ok(Ended::Solved {
         all_hold: failed == 0 && differ == 0,
     })

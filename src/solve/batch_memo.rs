@@ -60,7 +60,7 @@ pub(super) fn solvers_to_start_with(
     if let Some(line) = read_back(path, batch, &solvers)?
         && !quiet
     {
-        eprintln!("{line}");
+        crate::error::say(line);
     }
     Ok(solvers)
 }

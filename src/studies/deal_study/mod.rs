@@ -640,7 +640,7 @@ pub fn check_list_trim(list: &dyn ListedPlaces, sum: &dyn ListedPlaces) -> Resul
 pub fn memo_budget(config: &Config, source: &DealSource, timing_sample: bool) -> usize {
     let (bytes, note) = sized_memo(config, source, !timing_sample);
     if let Some(note) = note {
-        eprintln!("{note}");
+        crate::error::say(note);
     }
     bytes
 }
