@@ -537,21 +537,25 @@ impl Dealt {
         cell: usize,
         places: impl IntoIterator<Item = (u64, u64)>,
     ) -> Dealt {
-        let mut last_of_chunk: BTreeMap<u64, u64> = BTreeMap::new();
-        let wanted: std::collections::BTreeSet<(u64, u64)> = places.into_iter().collect();
-        for &(chunk, seq) in &wanted {
-            let last = last_of_chunk.entry(chunk).or_default();
-            *last = (*last).max(seq);
+        let mut seqs_of_chunk: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for (chunk, seq) in places {
+            seqs_of_chunk.entry(chunk).or_default().push(seq);
         }
         let mut deals = BTreeMap::new();
-        for (global, last) in last_of_chunk {
+        for (global, mut seqs) in seqs_of_chunk {
+            seqs.sort_unstable();
+            seqs.dedup();
+            let last = seqs.last().copied().unwrap_or(0);
             let chunk = plan.chunk(cell, global);
             let upto = Chunk {
                 len: chunk.len.min(last + 1),
                 ..chunk
             };
+            // Deals come in order of their place, so the next one wanted
+            // is the only one to look for.
+            let mut next = seqs.iter().peekable();
             source.for_each_deal(&upto, |dealt| {
-                if wanted.contains(&(global, dealt.seq)) {
+                if next.next_if_eq(&&dealt.seq).is_some() {
                     deals.insert((global, dealt.seq), dealt.deal.clone());
                 }
             });
