@@ -486,7 +486,7 @@ impl Dealer {
 
 /// Card strengths of a count array, weakest first (rank index i is strength i+1).
 pub fn strengths(counts: &[u8]) -> Vec<u32> {
-    let mut v = Vec::new();
+    let mut v = Vec::with_capacity(counts.iter().map(|&c| usize::from(c)).sum());
     for (i, &c) in counts.iter().enumerate() {
         for _ in 0..c {
             v.push(i as u32 + 1);

@@ -38,7 +38,9 @@ pub fn mu_sorted(a: &[u32], b: &[u32]) -> u32 {
 /// The two μ values of a position (X, Y, r) given as sorted lists.
 /// `r == 0` is the empty field, which enters Y- as a card every card beats.
 pub fn mu_pair_sorted(x: &[u32], y: &[u32], r: u32) -> (u32, u32) {
-    let mut y_minus_r: Vec<u32> = y.iter().skip(1).copied().collect();
+    // Room for r too, so that inserting it does not move the list again.
+    let mut y_minus_r: Vec<u32> = Vec::with_capacity(y.len().max(1));
+    y_minus_r.extend(y.iter().skip(1));
     let at = y_minus_r.partition_point(|&c| c < r);
     y_minus_r.insert(at, r);
     let x_minus = x.get(1..).unwrap_or(&[]);
