@@ -248,8 +248,9 @@ fn merge_refuses_missing_duplicated_and_mismatched_shards() {
 
 /// A run with a fault injected (`--inject-fault`) counts failures of a
 /// wrong claim. Its checkpoint must not be resumed by a run without the
-/// flag, nor the reverse, nor its shards merged: each is refused in one
-/// line naming the flag, not taken for an edit or for results.
+/// flag, nor the reverse, nor read by `runner interim`, nor its shards
+/// merged: each is refused in one line naming the flag, not taken for an
+/// edit or for results.
 #[cfg(unix)]
 #[test]
 fn a_run_with_a_fault_injected_is_never_resumed_or_merged_as_results() {
@@ -267,6 +268,19 @@ fn a_run_with_a_fault_injected_is_never_resumed_or_merged_as_results() {
         "it was started with --inject-fault",
         "resumed without the flag",
     );
+    let interim = dir.join("interim");
+    let o = run(&[
+        "interim",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        faulty.to_str().unwrap(),
+        "--to",
+        interim.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("it was started with --inject-fault"), "{err}");
     let plain = dir.join("plain");
     stopped_after_chunks_with(&cfg, &plain, &[], 1);
     resume_with_is_refused(

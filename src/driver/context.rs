@@ -153,19 +153,19 @@ pub(super) fn shard_named(found: &str, hash: &str) -> Option<(u64, u64)> {
 }
 
 /// What differs between `found`, a checkpoint's fingerprint, and this
-/// run's (of config hash `hash`, shard `index` of `shards`), as clauses a
-/// user can act on, or `None` if `found` is not in [`fingerprint`]'s form.
-/// The config's hash names no key, so a config that differs is said as
-/// such.
+/// run's (of config hash `hash`, shard `index` of `shards`, or any shard
+/// for `None`, as `runner interim` and `runner plan` read one), as clauses
+/// a user can act on, or `None` if `found` is not in [`fingerprint`]'s
+/// form. The config's hash names no key, so a config that differs is said
+/// as such.
 pub(super) fn how_another_run_differs(
     found: &str,
     hash: &str,
-    shards: u64,
-    index: u64,
+    shard: Option<(u64, u64)>,
 ) -> Option<String> {
     let (found_hash, rest) = found.strip_prefix("config ")?.split_once(" version ")?;
-    let (found_version, shard) = rest.split_once(" shard ")?;
-    let (found_index, found_shards) = shard.split_once(" of ")?;
+    let (found_version, found_shard) = rest.split_once(" shard ")?;
+    let (found_index, found_shards) = found_shard.split_once(" of ")?;
     let (found_index, found_shards): (u64, u64) =
         (found_index.parse().ok()?, found_shards.parse().ok()?);
     if found_hash.is_empty() || found_version.contains(' ') || found_index >= found_shards {
@@ -207,7 +207,9 @@ pub(super) fn how_another_run_differs(
             "it was written by runner {found_version}, and this is runner {version}"
         ));
     }
-    if (found_shards, found_index) != (shards, index) {
+    if let Some((shards, index)) = shard
+        && (found_shards, found_index) != (shards, index)
+    {
         let flags = if found_shards == 1 {
             "no --shards".to_string()
         } else {
@@ -222,6 +224,27 @@ pub(super) fn how_another_run_differs(
     (!clauses.is_empty()).then(|| clauses.join("; "))
 }
 
+/// Refuses the checkpoint at `path` if its fingerprint names another run
+/// than one of config hash `hash` (of `shard`, or any shard for `None`),
+/// saying what differs ([`how_another_run_differs`]); a checkpoint that
+/// is absent, or not in [`fingerprint`]'s form, is left to the journal,
+/// which refuses it whole.
+pub(super) fn refuse_another_runs_checkpoint(
+    path: &std::path::Path,
+    hash: &str,
+    shard: Option<(u64, u64)>,
+) -> anyhow::Result<()> {
+    if let Some(found) = crate::engine::journal::fingerprint_of(path)?
+        && let Some(how) = how_another_run_differs(&found, hash, shard)
+    {
+        return Err(crate::error::refuse(format!(
+            "{}: the checkpoint belongs to another run ({how}); give the config and flags it was started with, or start over with --fresh or in another directory",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{FAULT_INJECTED, fingerprint, how_another_run_differs, shard_named};
@@ -229,18 +252,18 @@ mod tests {
     #[test]
     fn another_runs_checkpoint_is_told_apart_by_what_differs() {
         let found = fingerprint("abc", 2, 1);
-        assert_eq!(how_another_run_differs(&found, "abc", 2, 1), None);
+        assert_eq!(how_another_run_differs(&found, "abc", Some((2, 1))), None);
         assert_eq!(
-            how_another_run_differs(&found, "abc", 1, 0).as_deref(),
+            how_another_run_differs(&found, "abc", Some((1, 0))).as_deref(),
             Some(
                 "it is shard 1 of 2's, where this run is the whole run: give --shards 2 --shard-index 1"
             )
         );
         assert_eq!(
-            how_another_run_differs(&fingerprint("abc", 1, 0), "abc", 4, 3).as_deref(),
+            how_another_run_differs(&fingerprint("abc", 1, 0), "abc", Some((4, 3))).as_deref(),
             Some("it is the whole run's, where this run is shard 3 of 4: give no --shards")
         );
-        let said = how_another_run_differs(&found, "abd", 2, 1).unwrap();
+        let said = how_another_run_differs(&found, "abd", Some((2, 1))).unwrap();
         assert!(
             said.starts_with("it was started from another config"),
             "{said}"
@@ -250,19 +273,28 @@ mod tests {
             &format!(" version {} ", env!("CARGO_PKG_VERSION")),
             " version 0.0.1 ",
         );
-        let said = how_another_run_differs(&old, "abd", 3, 0).unwrap();
+        let said = how_another_run_differs(&old, "abd", Some((3, 0))).unwrap();
         let clauses: Vec<&str> = said.split("; ").collect();
         assert_eq!(clauses.len(), 3, "{said}");
         assert!(clauses[1].starts_with("it was written by runner 0.0.1, and this is runner"));
         assert!(clauses[2].contains("shard 0 of 3: give --shards 2 --shard-index 1"));
         let faulty = fingerprint(&format!("abc{FAULT_INJECTED}"), 2, 1);
         assert_eq!(
-            how_another_run_differs(&faulty, "abc", 2, 1).as_deref(),
+            how_another_run_differs(&faulty, "abc", Some((2, 1))).as_deref(),
             Some(
                 "it was started with --inject-fault, a test of the checks whose counts are no results"
             )
         );
-        let said = how_another_run_differs(&found, &format!("abd{FAULT_INJECTED}"), 2, 1).unwrap();
+        let said =
+            how_another_run_differs(&found, &format!("abd{FAULT_INJECTED}"), Some((2, 1))).unwrap();
+        // Read by any shard (interim, plan): only the run's own parts count.
+        assert_eq!(how_another_run_differs(&found, "abc", None), None);
+        assert_eq!(
+            how_another_run_differs(&faulty, "abc", None).as_deref(),
+            Some(
+                "it was started with --inject-fault, a test of the checks whose counts are no results"
+            )
+        );
         let clauses: Vec<&str> = said.split("; ").collect();
         assert!(clauses[0].starts_with("it was started from another config"));
         assert!(clauses[1].starts_with("it was started without --inject-fault"));
@@ -278,7 +310,7 @@ mod tests {
             "run abc version 1 shard 0 of 1",
         ] {
             assert_eq!(
-                how_another_run_differs(edited, "abc", 1, 0),
+                how_another_run_differs(edited, "abc", Some((1, 0))),
                 None,
                 "{edited:?}"
             );

@@ -1,7 +1,8 @@
 //! `runner interim`: the tables of a run's chunks so far.
 
 use super::context::{
-    CHECKPOINT_FILE, PARTIAL_FILE, RunContext, fingerprint, result_hash, shard_named,
+    CHECKPOINT_FILE, PARTIAL_FILE, RunContext, fingerprint, refuse_another_runs_checkpoint,
+    result_hash, shard_named,
 };
 use super::out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_finished_results,
@@ -176,6 +177,7 @@ where
     S::Counts: DeserializeOwned,
 {
     let path = dir.join(CHECKPOINT_FILE);
+    refuse_another_runs_checkpoint(&path, hash, None)?;
     let (count, index) = journal::fingerprint_of(&path)?
         .and_then(|found| shard_named(&found, hash))
         .unwrap_or((1, 0));

@@ -25,7 +25,7 @@ use crate::engine::{self, Outcome, journal, journal::Journal};
 use crate::error::refuse;
 use crate::export::{manifest, write_atomic};
 use crate::study::Study;
-use context::{fingerprint, how_another_run_differs, result_hash, run_hash, shard_named};
+use context::{fingerprint, refuse_another_runs_checkpoint, result_hash, run_hash, shard_named};
 use kept_memo::{read_kept_memo, write_kept_memo};
 use out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
@@ -58,6 +58,7 @@ pub fn checkpoint_progress(
 ) -> anyhow::Result<Option<CheckpointProgress>> {
     let path = out_dir.join(CHECKPOINT_FILE);
     let hash = result_hash(config, chunk_sizes);
+    refuse_another_runs_checkpoint(&path, &hash, None)?;
     let shard = journal::fingerprint_of(&path)?
         .and_then(|found| shard_named(&found, &hash))
         .unwrap_or((1, 0));
@@ -175,14 +176,8 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
     let run_name = fingerprint(&hash, shards, index);
     // The journal would refuse another run's checkpoint too, but only this
     // layer knows what the fingerprint's parts are and which flags set them.
-    if ctx.resume
-        && let Some(found) = journal::fingerprint_of(&checkpoint)?
-        && let Some(how) = how_another_run_differs(&found, &hash, shards, index)
-    {
-        return Err(refuse(format!(
-            "{}: the checkpoint belongs to another run ({how}); give the config and flags it was started with, or start over with --fresh or in another directory",
-            checkpoint.display()
-        )));
+    if ctx.resume {
+        refuse_another_runs_checkpoint(&checkpoint, &hash, Some((shards, index)))?;
     }
     let mut journal =
         Journal::<S::Counts>::open(&out.join(CHECKPOINT_FILE), &run_name, ctx.resume)?;
