@@ -99,7 +99,7 @@ fn plot(args: &crate::cli::PlotArgs) -> i32 {
                 ));
             }
             for w in written {
-                println!("wrote {w}");
+                println!("wrote {}", crate::error::on_one_line(&w.to_string()));
             }
             exit::OK
         }
@@ -116,7 +116,10 @@ fn report(args: &crate::cli::ReportArgs) -> i32 {
     match crate::export::report::write(&args.dir, manifest.as_ref(), &labels) {
         Ok(path) => {
             note_unchecked_tables(manifest.as_ref());
-            println!("wrote {}", path.display());
+            println!(
+                "wrote {}",
+                crate::error::on_one_line(&path.display().to_string())
+            );
             exit::OK
         }
         Err(e) => error_status(&e),

@@ -41,7 +41,10 @@ pub fn main(args: &CompareArgs) -> i32 {
                 crate::error::say(note);
             }
             for w in written {
-                println!("wrote {}", w.display());
+                println!(
+                    "wrote {}",
+                    crate::error::on_one_line(&w.display().to_string())
+                );
             }
             exit::OK
         }

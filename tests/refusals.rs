@@ -860,7 +860,8 @@ fn an_error_about_a_path_with_a_line_break_is_one_line() {
 
 /// Notes quote paths too: a run into a directory whose name has a line
 /// break in it, run twice, says on one line that it replaces the first
-/// run's results, and `--resume` with no checkpoint says so on one line.
+/// run's results, and `--resume` with no checkpoint says so on one line;
+/// `runner report` names the page it wrote on one line.
 #[test]
 fn a_note_about_a_path_with_a_line_break_is_one_line() {
     let dir = scratch("note-line-break");
@@ -884,6 +885,15 @@ fn a_note_about_a_path_with_a_line_break_is_one_line() {
         );
         assert!(!err.lines().any(|l| l.starts_with("of today")), "{err}");
     }
+    // So do the lines naming what a command wrote.
+    let o = run(&["report", &odd]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.starts_with("wrote ") && out.contains("results\\nof today"),
+        "{out}"
+    );
 }
 
 /// A flag clap cannot read is refused in one line, as every refusal is,
