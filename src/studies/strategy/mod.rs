@@ -159,9 +159,61 @@ pub struct StrategyStudy {
     memo_bytes: usize,
 }
 
-/// A thread's solver.
+/// What the rest of a line checked from one of its positions on, kept
+/// only where none of it failed (a failure must be listed at its own place).
+#[derive(Clone, Copy, Default)]
+struct Tail {
+    win_positions: u64,
+    lose_positions: u64,
+    lose_moves: u64,
+}
+
+impl Tail {
+    fn add(&mut self, other: Tail) {
+        self.win_positions += other.win_positions;
+        self.lose_positions += other.lose_positions;
+        self.lose_moves += other.lose_moves;
+    }
+}
+
+/// Line tails a thread keeps before it forgets them all: about 4 MiB, a
+/// small table that stays in cache. On `configs/strategy.toml` (`-j 2`),
+/// 2^16 took 61.4 s, 2^18 64.2 s and 2^20 70.3 s (1.36 GB peak, against
+/// 1.07 GB for 2^16), and checking every position 90-99 s (BENCHMARKS.md).
+const TAILS_KEPT: usize = 1 << 16;
+
+/// A thread's solver, and the tails of the lines it played.
 pub struct Worker {
     solver: Solver,
+    /// Failure-free tails by [`line_key`]; `None` for the plain twin,
+    /// which checks every position of every line.
+    tails: Option<hashbrown::HashMap<u128, Tail>>,
+    /// This line's positions so far: key, what each checked, and whether
+    /// it failed.
+    walked: Vec<(u128, Tail, bool)>,
+}
+
+/// Which positions play out the same line with the same checks: the
+/// cards in order with their holders, the ranks nobody holds dropped,
+/// since every verdict, μ value and move of the line depends on the
+/// order of the cards alone; how many of those ranks the field blocks;
+/// and whether the field holds a card, which decides whether the pass is
+/// a move. (The plain game's canonical key says less: it merges ranks
+/// that one player holds side by side, which changes how many moves a
+/// position has, and so `lose_moves`.)
+fn line_key(x: &[u32], y: &[u32], r: u32) -> u128 {
+    let p = Position::from_cards(x, y, r).compressed();
+    let mut key: u128 = 1;
+    for (&mine, &theirs) in p.mover[..p.ranks].iter().zip(&p.other[..p.ranks]) {
+        let mut first = 1;
+        for holder in
+            std::iter::repeat_n(0, mine.into()).chain(std::iter::repeat_n(1, theirs.into()))
+        {
+            key = key << 2 | first << 1 | holder;
+            first = 0;
+        }
+    }
+    (key << 8) | (p.field as u128) << 1 | u128::from(r > 0)
 }
 
 impl Worker {
@@ -216,7 +268,25 @@ impl StrategyStudy {
         let mut r = self.source.field;
         let root_wins = w.mover_wins(&x, &y, r);
         let mut ply = 0;
+        w.walked.clear();
+        let mut rest = Tail::default();
         loop {
+            let key = w.tails.as_ref().map(|_| line_key(&x, &y, r));
+            if let (Some(key), Some(tails)) = (key, &w.tails)
+                && let Some(&tail) = tails.get(&key)
+            {
+                counts.win_positions += tail.win_positions;
+                counts.lose_positions += tail.lose_positions;
+                counts.lose_moves += tail.lose_moves;
+                rest = tail;
+                break;
+            }
+            let before = (
+                counts.win_positions,
+                counts.lose_positions,
+                counts.lose_moves,
+                counts.win_failures + counts.lose_failures,
+            );
             let (mu0, mu1) = mu_pair_sorted(&x, &y, r);
             let fail = |claim: &str, m: Move, counts: &mut StrategyCounts| {
                 counts.failures.push(|| StrategyFailure {
@@ -263,10 +333,31 @@ impl StrategyStudy {
                     fail("all-moves-lose", m, counts);
                 }
             }
+            if let Some(key) = key {
+                let checked = Tail {
+                    win_positions: counts.win_positions - before.0,
+                    lose_positions: counts.lose_positions - before.1,
+                    lose_moves: counts.lose_moves - before.2,
+                };
+                let failed = counts.win_failures + counts.lose_failures != before.3;
+                w.walked.push((key, checked, failed));
+            }
             if !play_on(&mut x, &mut y, &mut r, next_move) {
                 break;
             }
             ply += 1;
+        }
+        if let Some(tails) = &mut w.tails {
+            if tails.len() + w.walked.len() > TAILS_KEPT {
+                tails.clear();
+            }
+            for &(key, checked, failed) in w.walked.iter().rev() {
+                if failed {
+                    break;
+                }
+                rest.add(checked);
+                tails.insert(key, rest);
+            }
         }
         root_wins
     }
@@ -347,6 +438,8 @@ impl DealStudy for StrategyStudy {
     fn new_worker(&self) -> Worker {
         Worker {
             solver: Solver::new(self.memo_bytes),
+            tails: Some(hashbrown::HashMap::new()),
+            walked: Vec::new(),
         }
     }
 
@@ -542,6 +635,49 @@ mod tests {
                 let (mut a, mut b, mut f) = (x.clone(), y.clone(), r);
                 let went_on = play_on(&mut a, &mut b, &mut f, m);
                 proptest::prop_assert_eq!(went_on.then_some((a, b, f)), slow);
+            }
+        }
+    }
+
+    /// The line tails a worker keeps against its plain twin, a worker that
+    /// checks every position: the same counts and the same failures listed,
+    /// for the proof's strategy and for a wrong one (whose tails fail).
+    #[test]
+    fn kept_line_tails_count_what_checking_every_position_counts() {
+        let text = "[experiment]\nname = \"t\"\nstudy = \"strategy\"\nmode = \"exhaustive\"\n[hands]\nsizes = [[5, 5], [4, 6], [6, 3]]\n";
+        let config = Config::parse(text, "t.toml").unwrap();
+        for inject_fault in [false, true] {
+            let ctx = BuildContext {
+                threads: 1,
+                inject_fault,
+                progress: crate::engine::progress::Mode::Quiet,
+                stop: Default::default(),
+                timing_sample: false,
+            };
+            let study = StrategyStudy::build(&config, &ctx).unwrap();
+            let plan = crate::engine::Plan::new(&study);
+            let mut fast = DealStudy::new_worker(&study);
+            let mut plain = Worker {
+                tails: None,
+                ..DealStudy::new_worker(&study)
+            };
+            for cell in 0..plan.cells() {
+                let (mut a, mut b) = (StrategyCounts::default(), StrategyCounts::default());
+                for global in plan.cell_range(cell) {
+                    study
+                        .source
+                        .for_each_deal(&plan.chunk(cell, global), |deal| {
+                            DealStudy::evaluate(&study, &mut fast, deal, &mut a);
+                            DealStudy::evaluate(&study, &mut plain, deal, &mut b);
+                        });
+                }
+                assert!(fast.tails.as_ref().is_some_and(|t| !t.is_empty()));
+                assert_eq!(
+                    serde_json::to_string(&a).unwrap(),
+                    serde_json::to_string(&b).unwrap(),
+                    "cell {cell}, fault {inject_fault}"
+                );
+                assert_eq!(a.win_failures + a.lose_failures > 0, inject_fault);
             }
         }
     }
