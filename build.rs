@@ -3,6 +3,12 @@
 
 use std::process::Command;
 
+/// What the binary is built from. Only these can make it differ from the
+/// commit it names, so only their changes mark it `-modified`, and only
+/// they (with HEAD) rerun this script: a restored `results/` file or a
+/// `git add` must not rebuild the binary.
+const CODE: [&str; 4] = ["src", "build.rs", "Cargo.toml", "Cargo.lock"];
+
 fn main() {
     let git = |args: &[&str]| {
         Command::new("git")
@@ -14,26 +20,30 @@ fn main() {
     };
     let commit = match git(&["rev-parse", "HEAD"]) {
         Some(c) => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            let mut status = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+            status.extend(CODE);
+            let dirty = git(&status).is_some_and(|s| !s.is_empty());
             if dirty { format!("{c}-modified") } else { c }
         }
         // A source tarball or `cargo install` from a registry has no git.
         None => "unknown".into(),
     };
     println!("cargo:rustc-env=RUNNER_GIT_COMMIT={commit}");
-    // Rebuild when HEAD moves or the index changes (a commit or checkout).
-    for path in [".git/HEAD", ".git/index"] {
-        if std::path::Path::new(path).exists() {
-            println!("cargo:rerun-if-changed={path}");
-        }
-    }
+    // A commit or checkout moves HEAD or the branch it names; an edit to the
+    // code changes the files themselves (a directory is watched whole).
+    let mut watched: Vec<String> = [".git/HEAD", ".git/packed-refs"]
+        .iter()
+        .chain(CODE.iter())
+        .map(|p| p.to_string())
+        .collect();
     if let Some(head) = std::fs::read_to_string(".git/HEAD").ok()
         && let Some(r) = head.strip_prefix("ref: ")
     {
-        let r = format!(".git/{}", r.trim());
-        if std::path::Path::new(&r).exists() {
-            println!("cargo:rerun-if-changed={r}");
+        watched.push(format!(".git/{}", r.trim()));
+    }
+    for path in watched {
+        if std::path::Path::new(&path).exists() {
+            println!("cargo:rerun-if-changed={path}");
         }
     }
 }
