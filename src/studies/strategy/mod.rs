@@ -202,8 +202,14 @@ pub struct Worker {
 /// that one player holds side by side, which changes how many moves a
 /// position has, and so `lose_moves`.)
 fn line_key(x: &[u32], y: &[u32], r: u32) -> u128 {
+    // Two bits a card and 8 for the field fit in 128 bits for the most
+    // cards a config allows. No leading marker is needed: the first card's
+    // pair starts with a 1, so keys of different card counts differ in
+    // length.
+    assert!(x.len() + y.len() <= crate::config::MAX_CARDS_IN_PLAY as usize);
+    const _: () = assert!(2 * crate::config::MAX_CARDS_IN_PLAY + 8 <= 128);
     let p = Position::from_cards(x, y, r).compressed();
-    let mut key: u128 = 1;
+    let mut key: u128 = 0;
     for (&mine, &theirs) in p.mover[..p.ranks].iter().zip(&p.other[..p.ranks]) {
         let mut first = 1;
         for holder in
@@ -680,6 +686,39 @@ mod tests {
                 assert_eq!(a.win_failures + a.lose_failures > 0, inject_fault);
             }
         }
+    }
+
+    /// At the most cards a config allows, every card's holder and the field
+    /// still reach the key: no bit is shifted out of the 128.
+    #[test]
+    fn line_keys_of_the_most_cards_allowed_tell_every_position_apart() {
+        let n = crate::config::MAX_CARDS_IN_PLAY;
+        let mut keys = std::collections::HashMap::new();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for trial in 0..2_000u32 {
+            if trial % 4 == 0 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+            }
+            // Cards 1..=n, each held by one side: the first and last
+            // card's holders take all four ways for each random rest.
+            let holder = |c: u32| match c {
+                1 => trial & 1,
+                _ if c == n => trial >> 1 & 1,
+                _ => (state >> (c % 61)) as u32 & 1,
+            };
+            let x: Vec<u32> = (1..=n).filter(|&c| holder(c) == 0).collect();
+            let y: Vec<u32> = (1..=n).filter(|&c| holder(c) == 1).collect();
+            for r in [0, 1, n / 2, n] {
+                let key = line_key(&x, &y, r);
+                let position = (x.clone(), y.clone(), r);
+                if let Some(earlier) = keys.insert(key, position.clone()) {
+                    assert_eq!(earlier, position, "two positions share key {key:#x}");
+                }
+            }
+        }
+        assert!(keys.len() > 4_000);
     }
 
     #[test]
