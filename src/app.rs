@@ -52,6 +52,9 @@ fn error_status(e: &anyhow::Error) -> i32 {
 }
 
 fn merge(args: &crate::cli::MergeArgs) -> i32 {
+    let Some(threads) = exit::or_say(crate::engine::worker_threads(args.threads)) else {
+        return exit::USAGE;
+    };
     let partials = match crate::driver::read_partials(&args.dirs) {
         Ok(p) => p,
         Err(e) => return error_status(&e),
@@ -67,7 +70,10 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         ));
         return exit::USAGE;
     };
-    let ctx = RunContext::quiet(Default::default(), args.out.clone(), 1);
+    let ctx = RunContext {
+        recheck: args.recheck.unwrap_or(0),
+        ..RunContext::quiet(Default::default(), args.out.clone(), threads)
+    };
     match (entry.merge)(partials, &ctx) {
         Ok(check) => check_status(check),
         Err(e) => error_status(&e),

@@ -210,6 +210,12 @@ pub struct MergeArgs {
     /// Where to write the merged tables.
     #[arg(short, long, value_name = "DIR")]
     pub out: PathBuf,
+    /// First solve N chunks again, picked at random among all the shards' chunks, from the records each finished shard keeps (chunks.jsonl beside its partial.json), and refuse the merge (exit 2) if a shard's records do not add up to its partial.json or a chunk comes out differently: catches a shard result forged with its checksum recomputed.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub recheck: Option<u64>,
+    /// With --recheck: worker threads [default: all cores].
+    #[arg(short = 'j', long, value_name = "N", requires = "recheck", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// Flags of `runner slurm`.

@@ -1928,6 +1928,124 @@ fn a_merge_lists_the_rechecks_of_its_shards() {
     assert_eq!(manifest_of(&so_far)["rechecks"], expected);
 }
 
+/// `runner merge --recheck N` solves chunks of the shards again, from the
+/// records a finished shard keeps beside its `partial.json`
+/// (`chunks.jsonl`; a whole run keeps none). A shard forged the way a
+/// resume would write it from a forged record (another real chunk's
+/// counts, sealed again) passes every count check and merges to a wrong
+/// rate without the recheck; with it, a chunk solved again differs from its
+/// record. Its `partial.json` beside the honest records no longer adds up
+/// to them. A shard without records is refused, saying how to go on.
+#[cfg(unix)]
+#[test]
+fn a_merge_recheck_catches_a_forged_shard_result() {
+    let dir = scratch("merge-recheck");
+    let cfg = write_config(&dir, "c.toml", SAMPLE);
+    let whole = dir.join("whole");
+    single(&cfg, &whole, &[]);
+    assert!(!whole.join("chunks.jsonl").exists() && !whole.join("checkpoint.jsonl").exists());
+    let shard_flags = |i: &'static str| ["--shards", "2", "--shard-index", i];
+    let (s0, s1) = (dir.join("s0"), dir.join("s1"));
+    single(&cfg, &s0, &shard_flags("0"));
+    single(&cfg, &s1, &shard_flags("1"));
+    let merged_rechecking = |first: &Path, n: &str, out: &str| {
+        let out = dir.join(out);
+        let o = run(&[
+            "merge",
+            first.to_str().unwrap(),
+            s1.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--recheck",
+            n,
+            "-j",
+            "2",
+        ]);
+        (o, out)
+    };
+
+    // Honest: every chunk of both shards solved again, as recorded.
+    let (o, merged) = merged_rechecking(&s0, "1000", "merged");
+    passed_recheck_of(&o, 16);
+    assert_eq!(tables(&merged), tables(&whole));
+    let listed = manifest_of(&merged)["rechecks"].clone();
+    assert_eq!(
+        listed[0]["chunks"].as_array().map(Vec::len),
+        Some(16),
+        "{listed}"
+    );
+    assert_eq!(listed[0]["of_chunks"], 16, "{listed}");
+
+    // Shard 0's records hold chunks 0, 2, 4 and 6 of the first cell, each
+    // of 4,096 deals: chunk 0 given chunk 2's counts (or 4's, should they
+    // be equal), then the shard's results written from them by a resume.
+    let honest = std::fs::read_to_string(s0.join("chunks.jsonl")).unwrap();
+    let record = |line: &str| -> serde_json::Value {
+        serde_json::from_str(line.split_once(' ').unwrap().1).unwrap()
+    };
+    let lines: Vec<&str> = honest.lines().collect();
+    let line_of = |chunk: u64| {
+        (1..lines.len())
+            .find(|&k| record(lines[k])["chunk"] == chunk)
+            .unwrap()
+    };
+    let into = line_of(0);
+    let from = [2, 4]
+        .map(line_of)
+        .into_iter()
+        .find(|&k| record(lines[k])["counts"] != record(lines[into])["counts"])
+        .unwrap();
+    let forged_dir = dir.join("forged");
+    copy_dir(&s0, &forged_dir);
+    std::fs::remove_file(forged_dir.join("chunks.jsonl")).unwrap();
+    std::fs::write(
+        forged_dir.join("checkpoint.jsonl"),
+        counts_copied(&honest, from, into),
+    )
+    .unwrap();
+    let mut resume = shard_flags("0").to_vec();
+    resume.push("--resume");
+    single(&cfg, &forged_dir, &resume);
+    ok(&merge_into(&[&forged_dir, &s1], &dir.join("unchecked")));
+    assert_ne!(
+        tables(&dir.join("unchecked"))[0],
+        tables(&whole)[0],
+        "the forged shard changes the rate when nothing solves it again"
+    );
+    let (o, out) = merged_rechecking(&forged_dir, "1000", "caught");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("chunks.jsonl: chunk 0 came out differently") && err.lines().count() == 2,
+        "{err}"
+    );
+    assert!(!out.join("stats.csv").exists());
+
+    // The forged partial.json beside the honest records.
+    std::fs::copy(forged_dir.join("partial.json"), s0.join("partial.json")).unwrap();
+    let (o, out) = merged_rechecking(&s0, "1", "mismatched");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("chunks.jsonl: its records do not add up to the partial.json beside it")
+            && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    assert!(!out.join("stats.csv").exists());
+
+    // No records: refused by --recheck, merged without it.
+    std::fs::remove_file(forged_dir.join("chunks.jsonl")).unwrap();
+    let (o, _) = merged_rechecking(&forged_dir, "1", "none");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("chunks.jsonl: not there, so --recheck cannot solve shard 0's chunks again")
+            && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    ok(&merge_into(&[&forged_dir, &s1], &dir.join("unrechecked")));
+}
+
 /// A stop during the recheck (whose chunks can take as long as any) is an
 /// interrupted run like any other: exit 4 within seconds, saying so, with
 /// the checkpoint left as it was. Chunk 1 of the 11-back 26x26 config

@@ -108,6 +108,9 @@ pub enum RunOutcome {
 pub const PARTIAL_FILE: &str = "partial.json";
 /// The journal of finished chunks, for `--resume`.
 pub const CHECKPOINT_FILE: &str = "checkpoint.jsonl";
+/// A finished shard's journal, kept beside its [`PARTIAL_FILE`] so that
+/// `runner merge --recheck` can solve its chunks again.
+pub const SHARD_CHUNKS_FILE: &str = "chunks.jsonl";
 /// A stopped run's memo (`--keep-memo`), read back by `--resume`.
 pub const MEMO_FILE: &str = "memo.bin";
 

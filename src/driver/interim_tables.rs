@@ -101,7 +101,7 @@ where
         _ => return Err(refuse("interim needs the directory of a run (--out)")),
     };
     let _only_writer = lock_out_dir(out)?;
-    refuse_unfit_outputs(&study, out, true)?;
+    refuse_unfit_outputs(&study, out, true, false)?;
     refuse_another_experiments_results(config, out)?;
     refuse_finished_results(out)?;
     remove_stale_temp_files(out);

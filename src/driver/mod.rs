@@ -10,11 +10,14 @@ mod context;
 mod interim_tables;
 mod kept_memo;
 mod out_dir;
+mod recheck;
 mod record;
 mod shard_merge;
 mod timing;
 
-pub use context::{CHECKPOINT_FILE, MEMO_FILE, PARTIAL_FILE, Phase, RunContext, RunOutcome};
+pub use context::{
+    CHECKPOINT_FILE, MEMO_FILE, PARTIAL_FILE, Phase, RunContext, RunOutcome, SHARD_CHUNKS_FILE,
+};
 pub use interim_tables::interim;
 pub use record::{picture_labels, picture_labels_of};
 pub use shard_merge::{Partial, ShardResults, merge, read_partials};
@@ -30,6 +33,7 @@ use kept_memo::{read_kept_memo, write_kept_memo};
 use out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
 };
+use recheck::{Solved, solve_again};
 use record::{RunFacts, Started, chunk_sizes, print_summary, write_manifest, write_tables};
 use shard_merge::sealed;
 use std::path::Path;
@@ -72,11 +76,10 @@ pub fn checkpoint_progress(
 
 /// Solves `ctx.recheck` of the chunks `journal` read back again, picked
 /// at random, and refuses the checkpoint if one differs from its record
-/// ([`engine::recheck`]); says which it solved, even when quiet: the user
-/// asked for the check, and its line is its verdict. False if a
-/// stop came first. With a kept memo read back, the chunks are solved with
-/// its help, as the run's own would be. A recheck passed is journalled, for
-/// the manifest of the sitting that finishes the run.
+/// ([`solve_again`]). False if a stop came first. With a kept memo read
+/// back, the chunks are solved with its help, as the run's own would be. A
+/// recheck passed is journalled, for the manifest of the sitting that
+/// finishes the run.
 fn recheck_checkpoint<S: Study>(
     study: &S,
     plan: &engine::Plan,
@@ -85,50 +88,15 @@ fn recheck_checkpoint<S: Study>(
     opts: &engine::RunOptions,
     ctx: &RunContext,
 ) -> anyhow::Result<bool> {
-    let seed = engine::recheck::unforeseeable_seed();
-    let picks = engine::recheck::pick(journal.done_chunks(), ctx.recheck, seed);
-    if picks.is_empty() {
-        eprintln!("--recheck: the checkpoint holds no finished chunk; nothing to solve again");
-        return Ok(true);
+    let parts = [(shard, journal.finished())];
+    match solve_again(study, plan, &parts, "the checkpoint's", opts, ctx)? {
+        Solved::Nothing => Ok(true),
+        Solved::Stopped => Ok(false),
+        Solved::AsRecorded(passed) => {
+            journal.record_recheck(passed)?;
+            Ok(true)
+        }
     }
-    let mut named: Vec<String> = picks.iter().take(10).map(|c| c.to_string()).collect();
-    if picks.len() > named.len() {
-        named.push(format!("and {} more", picks.len() - named.len()));
-    }
-    eprintln!(
-        "--recheck: solving {} of the checkpoint's {} chunks again ({})",
-        picks.len(),
-        crate::export::grouped(journal.done_count()),
-        named.join(", ")
-    );
-    let started = std::time::Instant::now();
-    let started_unix = manifest::unix_now();
-    let found = engine::recheck::recheck(
-        study,
-        plan,
-        shard,
-        journal.finished(),
-        &picks,
-        opts,
-        &ctx.stop,
-    )?;
-    if found == engine::recheck::Rechecked::Stopped {
-        return Ok(false);
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    eprintln!(
-        "--recheck: each of the {} came out as recorded ({seconds:.1} s)",
-        picks.len()
-    );
-    journal.record_recheck(manifest::RecheckPassed {
-        started: manifest::iso_utc(started_unix),
-        of_chunks: journal.done_count(),
-        chunks: picks,
-        git_commit: manifest::GIT_COMMIT.into(),
-        seconds: (seconds * 10.0).round() / 10.0,
-        shard_index: None,
-    })?;
-    Ok(true)
 }
 
 /// Runs (a shard of) study `S` from `config`: plans the chunks, resumes from the journal, runs the rest, and writes the tables (one shard) or `partial.json` (many), then the manifest.
@@ -144,7 +112,12 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         config.experiment.study
     );
     let _only_writer = lock_out_dir(&ctx.out_dir)?;
-    refuse_unfit_outputs(&study, &ctx.out_dir, ctx.shard.is_none_or(|(n, _)| n == 1))?;
+    refuse_unfit_outputs(
+        &study,
+        &ctx.out_dir,
+        ctx.shard.is_none_or(|(n, _)| n == 1),
+        ctx.shard.is_some(),
+    )?;
     refuse_another_experiments_results(config, &ctx.out_dir)?;
     let checkpoint = ctx.out_dir.join(CHECKPOINT_FILE);
     let holds_progress = std::fs::metadata(&checkpoint).is_ok_and(|m| m.len() > 0);
@@ -276,7 +249,13 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
             )
         }
     })?;
-    journal.remove()?;
+    // A shard's records stay beside its results, for `runner merge
+    // --recheck`; a whole run's tables are its results.
+    if ctx.shard.is_some() {
+        journal.keep_as(&out.join(SHARD_CHUNKS_FILE))?;
+    } else {
+        journal.remove()?;
+    }
     if study.kept_memo().is_some() {
         crate::engine::memo_file::remove(&out.join(MEMO_FILE))?;
     }

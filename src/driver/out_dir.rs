@@ -1,7 +1,7 @@
 //! The output directory of a run, merge or interim: one writer at a time,
 //! nothing unfit or foreign in the way, nothing stale left behind.
 
-use super::context::{MEMO_FILE, PARTIAL_FILE};
+use super::context::{MEMO_FILE, PARTIAL_FILE, SHARD_CHUNKS_FILE};
 use crate::config::Config;
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::{manifest, plot};
@@ -63,14 +63,19 @@ pub(super) fn lock_out_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
 ///
 /// The tables' names come from the study's tables of empty counts (every
 /// study writes the same files whatever its counts); a shard of many
-/// writes no tables; a study that keeps its memo over a stop writes
-/// [`MEMO_FILE`] too. (The checkpoint is [`Journal::open`](crate::engine::journal::Journal::open)'s to check.)
+/// writes no tables; a shard keeps its checkpoint as [`SHARD_CHUNKS_FILE`];
+/// a study that keeps its memo over a stop writes [`MEMO_FILE`] too. (The
+/// checkpoint is [`Journal::open`](crate::engine::journal::Journal::open)'s to check.)
 pub(super) fn refuse_unfit_outputs<S: Study>(
     study: &S,
     dir: &Path,
     with_tables: bool,
+    shard: bool,
 ) -> anyhow::Result<()> {
     let mut names = vec![PARTIAL_FILE, "run.csv", "manifest.json"];
+    if shard {
+        names.push(SHARD_CHUNKS_FILE);
+    }
     if with_tables {
         let empty: Vec<S::Counts> = study
             .cell_sizes()

@@ -2,15 +2,18 @@
 //! read back, checked as a resume checks a checkpoint, and summed into the
 //! tables of the whole run.
 
-use super::context::{FAULT_INJECTED, PARTIAL_FILE, RunContext, result_hash};
+use super::context::{
+    FAULT_INJECTED, PARTIAL_FILE, RunContext, SHARD_CHUNKS_FILE, fingerprint, result_hash,
+};
 use super::out_dir::{
     lock_out_dir, refuse_another_experiments_results, refuse_unfit_outputs, remove_stale_temp_files,
 };
+use super::recheck::{Solved, solve_again};
 use super::record::{
     RunFacts, Started, chunk_sizes, picture_labels, print_summary, write_manifest, write_tables,
 };
 use crate::config::Config;
-use crate::engine;
+use crate::engine::{self, journal::Journal};
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::manifest;
 use crate::study::{Check, Study};
@@ -211,6 +214,8 @@ where
     // Per cell, the items of the shards merged so far.
     let mut merged_items: Vec<u64> = Vec::new();
     let mut rechecks = Vec::new();
+    // With --recheck, what each shard's records must add up to.
+    let mut to_recheck: Vec<ShardRecords> = Vec::new();
     for (path, v) in partials {
         let p: Partial<S::Counts> = serde_json::from_value(v)
             .map_err(|e| refuse(format!("{}: unreadable shard counts: {e}", path.display())))?;
@@ -245,6 +250,14 @@ where
         };
         check_shard_counts(checker, plan, shard, &p.cells, &path)?;
         rechecks.extend(shard_rechecks(&path, shard, &p.config_hash));
+        if ctx.recheck > 0 {
+            to_recheck.push(ShardRecords {
+                dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                shard,
+                hash: p.config_hash.clone(),
+                cells: serde_json::to_value(&p.cells)?,
+            });
+        }
         from.push(path.display().to_string());
         config.get_or_insert(p.config);
         for (cell, items) in merged_items.iter_mut().enumerate() {
@@ -263,13 +276,18 @@ where
     }
     let config = config.expect("checked non-empty");
     let cells = merged.expect("checked non-empty");
-    let (study, _) = study.expect("checked non-empty");
+    let (study, plan) = study.expect("checked non-empty");
     let counts: Vec<&S::Counts> = cells.iter().collect();
     let out = &ctx.out_dir;
     let _only_writer = lock_out_dir(out)?;
-    refuse_unfit_outputs(&study, out, true)?;
+    refuse_unfit_outputs(&study, out, true, false)?;
     refuse_another_experiments_results(&config, out)?;
     remove_stale_temp_files(out);
+    // After the outputs are found fit: a recheck can take as long as the
+    // chunks it solves.
+    if ctx.recheck > 0 {
+        rechecks.extend(recheck_shards(&study, &plan, &to_recheck, ctx)?);
+    }
     let mut written = write_tables(&study, &counts, &picture_labels(&config), out)?;
     let summary = study.summary(&counts, out);
     written.push("manifest.json".into());
@@ -277,7 +295,7 @@ where
         out,
         ctx,
         RunFacts {
-            chunks: engine::Plan::new(&study).len(),
+            chunks: plan.len(),
             shards: from.len() as u64,
             shard_index: 0,
             merged_from: from,
@@ -292,6 +310,65 @@ where
     )?;
     print_summary(ctx, &config, &summary, &written);
     Ok(summary.check)
+}
+
+/// What `runner merge --recheck` holds of a shard until its records are
+/// read: where its results are, which shard it is, its run's hash, and
+/// the counts of its `partial.json`, which its records must add up to.
+struct ShardRecords {
+    dir: PathBuf,
+    shard: engine::Shard,
+    hash: String,
+    cells: serde_json::Value,
+}
+
+/// `runner merge --recheck`: reads the records each shard kept beside its
+/// results ([`SHARD_CHUNKS_FILE`]), which must hold every chunk of the
+/// shard and add up to its `partial.json`, then solves `ctx.recheck` of
+/// all their chunks again, picked at random ([`solve_again`]). So a shard
+/// result forged with its checksum recomputed is caught: either its
+/// records no longer add up to it, or they were forged to match, and a
+/// chunk solved again differs from its record when it is one picked.
+fn recheck_shards<S: Study>(
+    study: &S,
+    plan: &engine::Plan,
+    shards: &[ShardRecords],
+    ctx: &RunContext,
+) -> anyhow::Result<Option<manifest::RecheckPassed>> {
+    let mut read = Vec::with_capacity(shards.len());
+    for s in shards {
+        let path = s.dir.join(SHARD_CHUNKS_FILE);
+        let name = fingerprint(&s.hash, s.shard.count, s.shard.index);
+        let Some(finished) = Journal::<S::Counts>::read_only(&path, &name)? else {
+            return Err(refuse(format!(
+                "{}: not there, so --recheck cannot solve shard {}'s chunks again (a finished shard keeps its records there since runner 0.1.0 of 2026-12-07); rerun that shard, or merge without --recheck",
+                path.display(),
+                s.shard.index
+            )));
+        };
+        let restored = engine::restore(study, plan, s.shard, &finished)?;
+        let every_chunk =
+            (0..plan.cells()).all(|cell| restored.items[cell] == plan.items_of(cell, s.shard));
+        if !every_chunk || serde_json::to_value(&restored.counts)? != s.cells {
+            return Err(refuse(format!(
+                "{}: its records do not add up to the {PARTIAL_FILE} beside it; one of the two was edited (rerun that shard)",
+                path.display()
+            )));
+        }
+        read.push((s.shard, finished));
+    }
+    let parts: Vec<_> = read.iter().map(|(shard, f)| (*shard, f)).collect();
+    let opts = engine::RunOptions {
+        threads: ctx.threads,
+        progress: ctx.progress,
+    };
+    match solve_again(study, plan, &parts, "the shards'", &opts, ctx)? {
+        Solved::AsRecorded(passed) => Ok(Some(passed)),
+        Solved::Nothing => Ok(None),
+        Solved::Stopped => Err(anyhow::anyhow!(
+            "the merge was stopped during its recheck; nothing was written"
+        )),
+    }
 }
 
 /// The rechecks listed by the manifest beside a shard's `partial.json`

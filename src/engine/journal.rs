@@ -295,6 +295,17 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         Ok(())
     }
 
+    /// Moves the journal to `to` once a shard's outputs are safely
+    /// written: its records, each under its checksum, let `runner merge
+    /// --recheck` solve the shard's chunks again. (A rename: the records
+    /// are already durable.)
+    pub fn keep_as(self, to: &Path) -> anyhow::Result<()> {
+        drop(self.file);
+        let path = self.finished.path;
+        std::fs::rename(&path, to)
+            .with_context(|| format!("cannot move {} to {}", path.display(), to.display()))
+    }
+
     /// Removes the journal once the run's outputs are safely written.
     pub fn remove(self) -> anyhow::Result<()> {
         drop(self.file);
