@@ -2021,27 +2021,27 @@ fn a_merge_recheck_catches_a_forged_shard_result() {
     );
     assert!(!out.join("stats.csv").exists());
 
+    // Refused in one line, before anything is solved or written.
+    let refused = |(o, out): (Output, PathBuf), said: &str| {
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(said) && err.trim().lines().count() == 1,
+            "{err}"
+        );
+        assert!(!out.join("stats.csv").exists());
+    };
     // The forged partial.json beside the honest records.
     std::fs::copy(forged_dir.join("partial.json"), s0.join("partial.json")).unwrap();
-    let (o, out) = merged_rechecking(&s0, "1", "mismatched");
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("chunks.jsonl: its records do not add up to the partial.json beside it")
-            && err.trim().lines().count() == 1,
-        "{err}"
+    refused(
+        merged_rechecking(&s0, "1", "mismatched"),
+        "chunks.jsonl: its records do not add up to the partial.json beside it",
     );
-    assert!(!out.join("stats.csv").exists());
-
     // No records: refused by --recheck, merged without it.
     std::fs::remove_file(forged_dir.join("chunks.jsonl")).unwrap();
-    let (o, _) = merged_rechecking(&forged_dir, "1", "none");
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("chunks.jsonl: not there, so --recheck cannot solve shard 0's chunks again")
-            && err.trim().lines().count() == 1,
-        "{err}"
+    refused(
+        merged_rechecking(&forged_dir, "1", "none"),
+        "chunks.jsonl: not there, so --recheck cannot solve shard 0's chunks again",
     );
     ok(&merge_into(&[&forged_dir, &s1], &dir.join("unrechecked")));
 }
