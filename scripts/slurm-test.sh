@@ -144,6 +144,13 @@ for f in stats.csv mu.csv disagreements.csv; do
 done
 echo "slurm-test: array job of 3 shards merged byte-identical to the single-machine run"
 cat "$work/out/stats.csv"
+# The shards' records, kept by the tasks beside their partial.json, solved
+# again in part by a merge with --recheck, to the same tables.
+"$runner" merge "$work/out"/shard-*-of-003 --out "$work/rechecked" --recheck 4 -j 1
+for f in stats.csv mu.csv disagreements.csv; do
+  cmp "$work/rechecked/$f" "$work/single/$f"
+done
+echo "slurm-test: the shards' records rechecked by runner merge --recheck"
 
 # The README's batch job: a 26x26 11-back row of the committed failure table
 # (about 30 s) and two quick ones. The first submission is sent SIGTERM (as
