@@ -2016,7 +2016,9 @@ fn a_merge_recheck_catches_a_forged_shard_result() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("chunks.jsonl: chunk 0 came out differently") && err.lines().count() == 2,
+        err.contains("chunks.jsonl: chunk 0 came out differently")
+            && err.contains("rerun that shard")
+            && err.lines().count() == 2,
         "{err}"
     );
     assert!(!out.join("stats.csv").exists());

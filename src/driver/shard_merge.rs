@@ -339,7 +339,9 @@ fn recheck_shards<S: Study>(
     for s in shards {
         let path = s.dir.join(SHARD_CHUNKS_FILE);
         let name = fingerprint(&s.hash, s.shard.count, s.shard.index);
-        let Some(finished) = Journal::<S::Counts>::read_only(&path, &name)? else {
+        let Some(finished) = Journal::<S::Counts>::read_only(&path, &name)?
+            .map(|records| records.as_shard_records())
+        else {
             return Err(refuse(format!(
                 "{}: not there, so --recheck cannot solve shard {}'s chunks again (a finished shard keeps its records there since runner 0.1.0 of 2026-12-07); rerun that shard, or merge without --recheck",
                 path.display(),

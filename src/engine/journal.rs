@@ -99,7 +99,19 @@ pub struct Finished<C> {
     bytes: std::ops::Range<u64>,
     /// The rechecks it records, in file order.
     rechecks: Vec<RecheckPassed>,
+    /// What to do when a record is refused: start over, or, for a
+    /// finished shard's kept checkpoint, run that shard again.
+    remedy: Remedy,
     _counts: PhantomData<C>,
+}
+
+/// What the user is told to do about a journal whose records are refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remedy {
+    /// A run's checkpoint: start the run over.
+    StartOver,
+    /// A finished shard's kept checkpoint: run that shard again.
+    RerunShard,
 }
 
 impl<C: Serialize + DeserializeOwned> Journal<C> {
@@ -159,6 +171,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
                 chunks: restored,
                 bytes: header_len..valid_len,
                 rechecks,
+                remedy: Remedy::StartOver,
                 _counts: PhantomData,
             },
         })
@@ -193,6 +206,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             chunks: found.restored,
             bytes: found.header_len..found.valid_len,
             rechecks: found.rechecks,
+            remedy: Remedy::StartOver,
             _counts: PhantomData,
         }))
     }
@@ -311,6 +325,38 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
         drop(self.file);
         let path = self.finished.path;
         std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))
+    }
+}
+
+impl<C> Finished<C> {
+    /// The same records, read back as a finished shard's kept checkpoint:
+    /// a refusal then says to run that shard again, not to start over.
+    pub fn as_shard_records(self) -> Self {
+        Finished {
+            remedy: Remedy::RerunShard,
+            ..self
+        }
+    }
+
+    /// The end of a message refusing one of its records as edited.
+    pub fn edited(&self) -> &'static str {
+        match self.remedy {
+            Remedy::StartOver => "the checkpoint was edited (remove it to start over)",
+            Remedy::RerunShard => "the checkpoint was edited (rerun that shard)",
+        }
+    }
+
+    /// The end of a message about a chunk that came out other than its
+    /// record when solved again.
+    pub fn differs(&self) -> &'static str {
+        match self.remedy {
+            Remedy::StartOver => {
+                "the checkpoint was edited, or written by a build whose results differ from this one's; start over with --fresh"
+            }
+            Remedy::RerunShard => {
+                "the shard's kept checkpoint was edited, or written by a build whose results differ from this one's; rerun that shard"
+            }
+        }
     }
 }
 

@@ -549,7 +549,8 @@ pub fn restore<S: Workload>(
     finished.replay(|global, counts| {
         let Some(cell) = plan.cell_of(global, shard) else {
             return Err(crate::error::refuse(format!(
-                "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"
+                "{path}: chunk {global} is not a chunk of this run's shard; {}",
+                finished.edited()
             )));
         };
         let len = plan.chunk(cell, global).len;
@@ -557,7 +558,8 @@ pub fn restore<S: Workload>(
             .and_then(|()| study.check_trimmed(&counts, &restored.counts[cell]))
         {
             return Err(crate::error::refuse(format!(
-                "{path}: chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
+                "{path}: chunk {global}: {problem}; {}",
+                finished.edited()
             )));
         }
         S::merge(&mut restored.counts[cell], counts);
@@ -566,11 +568,11 @@ pub fn restore<S: Workload>(
         // Each record may fit its chunk while together they claim more
         // deals than the cell has. Checked after every merge, so no sum
         // grows past twice a cell's bound.
-        if let Err(problem) =
-            study.check_counts(cell, restored.items[cell], &restored.counts[cell])
+        if let Err(problem) = study.check_counts(cell, restored.items[cell], &restored.counts[cell])
         {
             return Err(crate::error::refuse(format!(
-                "{path}: the chunks of cell {cell} up to chunk {global}: {problem}; the checkpoint was edited (remove it to start over)"
+                "{path}: the chunks of cell {cell} up to chunk {global}: {problem}; {}",
+                finished.edited()
             )));
         }
         Ok(())

@@ -77,12 +77,12 @@ pub fn recheck<S: Workload>(
     let mut chunks = Vec::with_capacity(picks.len());
     for &global in picks {
         // As a resume's count of the records would refuse it, after this.
-        let cell = plan.cell_of(global, shard)
-            .ok_or_else(|| {
-                crate::error::refuse(format!(
-                    "{path}: chunk {global} is not a chunk of this run's shard; the checkpoint was edited (remove it to start over)"
-                ))
-            })?;
+        let cell = plan.cell_of(global, shard).ok_or_else(|| {
+            crate::error::refuse(format!(
+                "{path}: chunk {global} is not a chunk of this run's shard; {}",
+                finished.edited()
+            ))
+        })?;
         anyhow::ensure!(
             recorded.contains_key(&global),
             "chunk {global} is not a recorded chunk of {path} (a bug)"
@@ -116,9 +116,10 @@ pub fn recheck<S: Workload>(
     differing.sort_unstable();
     if let Some(first) = differing.first() {
         return Err(crate::error::refuse(format!(
-            "{path}: chunk {first} came out differently when solved again ({} of {} rechecked chunks did); the checkpoint was edited, or written by a build whose results differ from this one's; start over with --fresh",
+            "{path}: chunk {first} came out differently when solved again ({} of {} rechecked chunks did); {}",
             differing.len(),
-            picks.len()
+            picks.len(),
+            finished.differs()
         )));
     }
     if stop.load(Ordering::Relaxed) {
