@@ -280,7 +280,7 @@ pub struct RunArgs {
     /// Seconds between plain progress lines when stderr is not a terminal.
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     pub progress_secs: u64,
-    /// Run only shard I of N (see --shard-index); chunks are dealt round robin.
+    /// Run only shard I of N (see --shard-index); chunks are dealt round robin. A finished shard keeps its chunks' records (chunks.jsonl) for `runner merge --recheck`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SHARDS))]
     pub shards: Option<u64>,
     /// Which shard to run, 0-based [default: $SLURM_ARRAY_TASK_ID].
