@@ -1975,6 +1975,15 @@ fn a_merge_recheck_catches_a_forged_shard_result() {
         "{listed}"
     );
     assert_eq!(listed[0]["of_chunks"], 16, "{listed}");
+    // Two picks for two shards: one chunk of each (chunks are dealt round
+    // robin, so shard 0 holds the even ones).
+    for round in 0..5 {
+        let (o, merged) = merged_rechecking(&s0, "2", &format!("merged-two-{round}"));
+        passed_recheck_of(&o, 2);
+        let picked = manifest_of(&merged)["rechecks"][0]["chunks"].clone();
+        let parity: Vec<u64> = (0..2).map(|i| picked[i].as_u64().unwrap() % 2).collect();
+        assert!(parity.contains(&0) && parity.contains(&1), "{picked}");
+    }
 
     // Shard 0's records hold chunks 0, 2, 4 and 6 of the first cell, each
     // of 4,096 deals: chunk 0 given chunk 2's counts (or 4's, should they

@@ -17,7 +17,8 @@ pub(super) enum Solved {
 }
 
 /// Solves `ctx.recheck` of the chunks that `parts` (each a shard's
-/// records) hold again, picked at random among all of them, and refuses
+/// records) hold again, picked at random, one from each shard first
+/// ([`engine::recheck::pick_across`]), and refuses
 /// the records if one differs ([`engine::recheck`]). Says which it solves
 /// (`whose` chunks: "the checkpoint's"), even when quiet: the user asked
 /// for the check, and its line is its verdict.
@@ -30,11 +31,9 @@ pub(super) fn solve_again<S: Study>(
     ctx: &RunContext,
 ) -> anyhow::Result<Solved> {
     let seed = engine::recheck::unforeseeable_seed();
-    let done: Vec<u64> = parts
-        .iter()
-        .flat_map(|(_, finished)| finished.chunks().iter().copied())
-        .collect();
-    let picks = engine::recheck::pick(&done, ctx.recheck, seed);
+    let each: Vec<&[u64]> = parts.iter().map(|(_, f)| f.chunks()).collect();
+    let done = each.iter().map(|c| c.len() as u64).sum::<u64>();
+    let picks = engine::recheck::pick_across(&each, ctx.recheck, seed);
     if picks.is_empty() {
         eprintln!("--recheck: {whose} records hold no finished chunk; nothing to solve again");
         return Ok(Solved::Nothing);
@@ -46,7 +45,7 @@ pub(super) fn solve_again<S: Study>(
     eprintln!(
         "--recheck: solving {} of {whose} {} chunks again ({})",
         picks.len(),
-        crate::export::grouped(done.len() as u64),
+        crate::export::grouped(done),
         named.join(", ")
     );
     let started = std::time::Instant::now();
@@ -68,7 +67,7 @@ pub(super) fn solve_again<S: Study>(
     );
     Ok(Solved::AsRecorded(manifest::RecheckPassed {
         started: manifest::iso_utc(started_unix),
-        of_chunks: done.len() as u64,
+        of_chunks: done,
         chunks: picks,
         git_commit: manifest::GIT_COMMIT.into(),
         seconds: (seconds * 10.0).round() / 10.0,

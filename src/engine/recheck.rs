@@ -45,6 +45,34 @@ pub fn pick(done: &[u64], wanted: u64, entropy: u64) -> Vec<u64> {
     pool
 }
 
+/// Up to `wanted` distinct chunks of `parts` (each one shard's finished
+/// chunks), sorted: one from each part first, when `wanted` reaches that
+/// far, then the rest at random among all ([`pick`]). A shard whose every
+/// record is wrong (written by a node whose build differs) is then found
+/// for sure, not with the chance its share of the chunks gives.
+pub fn pick_across(parts: &[&[u64]], wanted: u64, entropy: u64) -> Vec<u64> {
+    let filled: Vec<&[u64]> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
+    if wanted < filled.len() as u64 {
+        let all: Vec<u64> = filled.concat();
+        return pick(&all, wanted, entropy);
+    }
+    let mut picks: Vec<u64> = filled
+        .iter()
+        .enumerate()
+        .flat_map(|(i, part)| pick(part, 1, entropy ^ (i as u64 + 1)))
+        .collect();
+    picks.sort_unstable();
+    let rest: Vec<u64> = filled
+        .concat()
+        .into_iter()
+        .filter(|c| picks.binary_search(c).is_err())
+        .collect();
+    picks.extend(pick(&rest, wanted - picks.len() as u64, entropy));
+    picks.sort_unstable();
+    picks.dedup();
+    picks
+}
+
 /// A seed no one can foresee: the standard library seeds each
 /// `RandomState` from the operating system's randomness.
 pub fn unforeseeable_seed() -> u64 {
@@ -130,7 +158,39 @@ pub fn recheck<S: Workload>(
 
 #[cfg(test)]
 mod tests {
-    use super::pick;
+    use super::{pick, pick_across};
+
+    /// One chunk of each shard first, then any: a shard is never left out
+    /// when there are picks enough for each.
+    #[test]
+    fn picks_across_shards_reach_every_shard_when_they_can() {
+        let shards: Vec<Vec<u64>> = (0..5u64)
+            .map(|s| (0..40).map(|k| k * 5 + s).collect())
+            .collect();
+        let parts: Vec<&[u64]> = shards.iter().map(Vec::as_slice).collect();
+        for seed in 0..50 {
+            for wanted in [5u64, 7, 12] {
+                let picks = pick_across(&parts, wanted, seed);
+                assert_eq!(picks.len() as u64, wanted, "{picks:?}");
+                assert!(picks.windows(2).all(|w| w[0] < w[1]), "{picks:?}");
+                for s in 0..5 {
+                    assert!(picks.iter().any(|c| c % 5 == s), "shard {s}: {picks:?}");
+                }
+            }
+            let few = pick_across(&parts, 3, seed);
+            assert_eq!(few.len(), 3);
+            assert!(few.iter().all(|c| *c < 200), "{few:?}");
+        }
+        // An empty shard is no part; more wanted than there are: all.
+        let with_empty = [&[3u64, 9][..], &[], &[4]];
+        assert_eq!(pick_across(&with_empty, 2, 1).len(), 2);
+        assert_eq!(pick_across(&with_empty, 10, 1), vec![3, 4, 9]);
+        assert!(pick_across(&[], 4, 0).is_empty());
+        // One part: distinct chunks of it.
+        let one = pick_across(&parts[..1], 6, 9);
+        assert_eq!(one.len(), 6);
+        assert!(one.iter().all(|c| parts[0].contains(c)), "{one:?}");
+    }
 
     #[test]
     fn picks_are_distinct_chunks_of_the_checkpoint_and_vary_with_the_seed() {
