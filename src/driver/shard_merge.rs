@@ -343,7 +343,7 @@ fn recheck_shards<S: Study>(
             .map(|records| records.as_shard_records())
         else {
             return Err(refuse(format!(
-                "{}: not there, so --recheck cannot solve shard {}'s chunks again (a finished shard keeps its records there since runner 0.1.0 of 2026-12-07); rerun that shard, or merge without --recheck",
+                "{}: not there, so --recheck cannot solve shard {}'s chunks again (the shard was finished by an older build, which kept none, or the file was removed); rerun that shard, or merge without --recheck",
                 path.display(),
                 s.shard.index
             )));

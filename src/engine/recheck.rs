@@ -56,6 +56,7 @@ pub fn pick_across(parts: &[&[u64]], wanted: u64, entropy: u64) -> Vec<u64> {
         let all: Vec<u64> = filled.concat();
         return pick(&all, wanted, entropy);
     }
+    // Shards hold distinct chunks, so one pick of each are distinct too.
     let mut picks: Vec<u64> = filled
         .iter()
         .enumerate()
@@ -69,7 +70,6 @@ pub fn pick_across(parts: &[&[u64]], wanted: u64, entropy: u64) -> Vec<u64> {
         .collect();
     picks.extend(pick(&rest, wanted - picks.len() as u64, entropy));
     picks.sort_unstable();
-    picks.dedup();
     picks
 }
 

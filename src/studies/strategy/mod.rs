@@ -169,10 +169,35 @@ struct Tail {
 }
 
 impl Tail {
+    /// What `counts` has checked so far.
+    fn of(counts: &StrategyCounts) -> Tail {
+        Tail {
+            win_positions: counts.win_positions,
+            lose_positions: counts.lose_positions,
+            lose_moves: counts.lose_moves,
+        }
+    }
+
+    /// What was checked between `before` and `self`.
+    fn since(self, before: Tail) -> Tail {
+        Tail {
+            win_positions: self.win_positions - before.win_positions,
+            lose_positions: self.lose_positions - before.lose_positions,
+            lose_moves: self.lose_moves - before.lose_moves,
+        }
+    }
+
     fn add(&mut self, other: Tail) {
         self.win_positions += other.win_positions;
         self.lose_positions += other.lose_positions;
         self.lose_moves += other.lose_moves;
+    }
+
+    /// Counts this tail's checks into `counts`.
+    fn add_to(self, counts: &mut StrategyCounts) {
+        counts.win_positions += self.win_positions;
+        counts.lose_positions += self.lose_positions;
+        counts.lose_moves += self.lose_moves;
     }
 }
 
@@ -281,18 +306,12 @@ impl StrategyStudy {
             if let (Some(key), Some(tails)) = (key, &w.tails)
                 && let Some(&tail) = tails.get(&key)
             {
-                counts.win_positions += tail.win_positions;
-                counts.lose_positions += tail.lose_positions;
-                counts.lose_moves += tail.lose_moves;
+                tail.add_to(counts);
                 rest = tail;
                 break;
             }
-            let before = (
-                counts.win_positions,
-                counts.lose_positions,
-                counts.lose_moves,
-                counts.win_failures + counts.lose_failures,
-            );
+            let before = Tail::of(counts);
+            let failures_before = counts.win_failures + counts.lose_failures;
             let (mu0, mu1) = mu_pair_sorted(&x, &y, r);
             let fail = |claim: &str, m: Move, counts: &mut StrategyCounts| {
                 counts.failures.push(|| StrategyFailure {
@@ -340,12 +359,8 @@ impl StrategyStudy {
                 }
             }
             if let Some(key) = key {
-                let checked = Tail {
-                    win_positions: counts.win_positions - before.0,
-                    lose_positions: counts.lose_positions - before.1,
-                    lose_moves: counts.lose_moves - before.2,
-                };
-                let failed = counts.win_failures + counts.lose_failures != before.3;
+                let checked = Tail::of(counts).since(before);
+                let failed = counts.win_failures + counts.lose_failures != failures_before;
                 w.walked.push((key, checked, failed));
             }
             if !play_on(&mut x, &mut y, &mut r, next_move) {
