@@ -256,6 +256,9 @@ pub struct SlurmArgs {
     /// Run the tasks with --recheck N: a task that resumes a checkpoint first solves N of its chunks again and stops (exit 2) if one differs from its record.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub recheck: Option<u64>,
+    /// Have the merge job run `runner merge --recheck N`: before it writes anything, it solves N of the shards' chunks again (one from each shard first) and fails if one differs from the shard's records, which catches a shard written by another build or edited. The merge job then asks for an array task's --cpus, --mem and --time, since it solves chunks as a task does.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub merge_recheck: Option<u64>,
 }
 
 /// Most shards a run may be cut into: far more than any cluster runs as

@@ -68,6 +68,28 @@ fn is_slurm_memory(mem: &str) -> bool {
 /// stop, to write its memo.
 pub const MEMO_SIGNAL_LEAD_SECS: u32 = 300;
 
+/// What the merge job asks SLURM for, and its flags beyond the shards and
+/// `--out`.
+struct MergeJob {
+    cpus: String,
+    mem: String,
+    time: String,
+    flags: String,
+}
+
+impl MergeJob {
+    /// A merge that only sums the shards: seconds on one CPU even for
+    /// thousands of shards, so a small request that schedules soon.
+    fn summing_only() -> MergeJob {
+        MergeJob {
+            cpus: "1".into(),
+            mem: "2G".into(),
+            time: "00:30:00".into(),
+            flags: String::new(),
+        }
+    }
+}
+
 /// The three scripts for `args`, as (file name, text); refused when a value
 /// could break out of the scripts' quoting.
 pub fn render(
@@ -98,6 +120,18 @@ pub fn render(
     if let Some(n) = args.recheck {
         run_flags.push_str(&format!(" --recheck {n}"));
     }
+    let merge_job = match args.merge_recheck {
+        Some(n) => MergeJob {
+            cpus: args.cpus.to_string(),
+            mem: args.mem.clone(),
+            time: args.time.clone(),
+            flags: format!(
+                " --recheck {n} -j \"${{SLURM_CPUS_PER_TASK:-{}}}\"",
+                args.cpus
+            ),
+        },
+        None => MergeJob::summing_only(),
+    };
     // A path that is not UTF-8 would be written with replacement
     // characters, naming a file that does not exist on the cluster.
     let text = |what: &str, p: &Path| {
@@ -151,6 +185,10 @@ pub fn render(
             .replace("{{SIGNAL}}", &signal)
             .replace("{{EXTRA}}", &extra)
             .replace("{{RUN_FLAGS}}", &run_flags)
+            .replace("{{MERGE_CPUS}}", &merge_job.cpus)
+            .replace("{{MERGE_MEM}}", &merge_job.mem)
+            .replace("{{MERGE_TIME}}", &merge_job.time)
+            .replace("{{MERGE_FLAGS}}", &merge_job.flags)
             .replace("{{WORKDIR}}", &workdir_s)
             .replace("{{RUNNER}}", &runner_s)
             .replace("{{CONFIG}}", &config_s)

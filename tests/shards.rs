@@ -949,6 +949,11 @@ fn slurm_scripts_are_written_for_a_config() {
     assert!(!array.contains("{{"), "every placeholder filled");
     let merge = std::fs::read_to_string(dir.join("s/merge.sbatch")).unwrap();
     assert!(merge.contains(" merge "));
+    // Without --merge-recheck the merge only sums: one CPU, half an hour.
+    assert!(!merge.contains("--recheck"), "{merge}");
+    assert!(merge.contains("#SBATCH --cpus-per-task=1\n"), "{merge}");
+    assert!(merge.contains("#SBATCH --time=00:30:00\n"), "{merge}");
+    assert!(!merge.contains("{{"), "every placeholder filled");
     let submit = std::fs::read_to_string(dir.join("s/submit.sh")).unwrap();
     assert!(submit.contains("--dependency=afterok"));
     assert!(!array.contains("--resume --keep-memo") && !array.contains("#SBATCH --signal"));
@@ -1001,6 +1006,54 @@ fn slurm_scripts_are_written_for_a_config() {
         rechecked.contains("--resume --keep-memo --recheck 3\n"),
         "{rechecked}"
     );
+    // --merge-recheck: the merge job solves chunks again, so it asks for
+    // an array task's CPUs, memory and time, and runs on all its CPUs.
+    ok(&run(&[
+        "slurm",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--shards",
+        "5",
+        "--merge-recheck",
+        "7",
+        "--cpus",
+        "3",
+        "--mem",
+        "5G",
+        "--time",
+        "02:00:00",
+        "--dir",
+        dir.join("m").to_str().unwrap(),
+    ]));
+    let merge = std::fs::read_to_string(dir.join("m/merge.sbatch")).unwrap();
+    assert!(
+        merge.contains(" --recheck 7 -j \"${SLURM_CPUS_PER_TASK:-3}\"\n"),
+        "{merge}"
+    );
+    for request in ["--cpus-per-task=3\n", "--mem=5G\n", "--time=02:00:00\n"] {
+        assert!(merge.contains(&format!("#SBATCH {request}")), "{merge}");
+    }
+    let array = std::fs::read_to_string(dir.join("m/array.sbatch")).unwrap();
+    assert!(
+        array.trim_end().ends_with("--resume"),
+        "only the merge rechecks: {array}"
+    );
+    let o = run(&[
+        "slurm",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--shards",
+        "5",
+        "--merge-recheck",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let check = Command::new("bash")
+        .arg("-n")
+        .arg(dir.join("m/merge.sbatch"))
+        .status()
+        .unwrap();
+    assert!(check.success());
     let check = Command::new("bash")
         .arg("-n")
         .arg(dir.join("v/array.sbatch"))
