@@ -2095,6 +2095,26 @@ fn a_merge_recheck_catches_a_forged_shard_result() {
         );
         assert!(!out.join("stats.csv").exists());
     };
+    // Records refused line by line (a checksum that fails, a chunk twice)
+    // say what to do about a shard, not about a run's checkpoint.
+    let damaged_dir = dir.join("damaged");
+    copy_dir(&s0, &damaged_dir);
+    let flipped = honest.replacen("\"chunk\":0", "\"chunk\":8", 1);
+    let twice = format!("{honest}{}\n", lines[into]);
+    for (records, said) in [
+        (
+            flipped,
+            "checksum mismatch; the shard's kept checkpoint was edited or corrupted (rerun that shard)",
+        ),
+        (
+            twice,
+            "recorded twice; the shard's kept checkpoint was edited (rerun that shard)",
+        ),
+    ] {
+        std::fs::write(damaged_dir.join("chunks.jsonl"), records).unwrap();
+        let first = damaged_dir.clone();
+        refused(merged_rechecking(&first, "1", "damaged-out"), said);
+    }
     // The forged partial.json beside the honest records.
     std::fs::copy(forged_dir.join("partial.json"), s0.join("partial.json")).unwrap();
     refused(

@@ -181,9 +181,11 @@ where
     let (count, index) = journal::fingerprint_of(&path)?
         .and_then(|found| shard_named(&found, hash))
         .unwrap_or((1, 0));
-    if let Some(finished) =
-        Journal::<S::Counts>::read_only(&path, &fingerprint(hash, count, index))?
-    {
+    if let Some(finished) = Journal::<S::Counts>::read_only(
+        &path,
+        &fingerprint(hash, count, index),
+        journal::Remedy::StartOver,
+    )? {
         let shard = engine::Shard { count, index };
         return Ok(InterimPart {
             shard,

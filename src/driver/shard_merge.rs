@@ -13,7 +13,7 @@ use super::record::{
     RunFacts, Started, chunk_sizes, picture_labels, print_summary, write_manifest, write_tables,
 };
 use crate::config::Config;
-use crate::engine::{self, journal::Journal};
+use crate::engine::{self, journal, journal::Journal};
 use crate::error::{Role, refuse, refuse_unless_file_or_absent};
 use crate::export::manifest;
 use crate::study::{Check, Study};
@@ -339,8 +339,8 @@ fn recheck_shards<S: Study>(
     for s in shards {
         let path = s.dir.join(SHARD_CHUNKS_FILE);
         let name = fingerprint(&s.hash, s.shard.count, s.shard.index);
-        let Some(finished) = Journal::<S::Counts>::read_only(&path, &name)?
-            .map(|records| records.as_shard_records())
+        let Some(finished) =
+            Journal::<S::Counts>::read_only(&path, &name, journal::Remedy::RerunShard)?
         else {
             return Err(refuse(format!(
                 "{}: not there, so --recheck cannot solve shard {}'s chunks again (the shard was finished by an older build, which kept none, or the file was removed); rerun that shard, or merge without --recheck",

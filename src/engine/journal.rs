@@ -114,6 +114,50 @@ pub enum Remedy {
     RerunShard,
 }
 
+impl Remedy {
+    /// The end of a message refusing a record as edited.
+    fn edited(self) -> &'static str {
+        match self {
+            Remedy::StartOver => "the checkpoint was edited (remove it to start over)",
+            Remedy::RerunShard => "the shard's kept checkpoint was edited (rerun that shard)",
+        }
+    }
+
+    /// The end of a message refusing a line whose checksum fails.
+    fn damaged(self) -> &'static str {
+        match self {
+            Remedy::StartOver => "the checkpoint was edited or corrupted (remove it to start over)",
+            Remedy::RerunShard => {
+                "the shard's kept checkpoint was edited or corrupted (rerun that shard)"
+            }
+        }
+    }
+
+    /// The end of a message refusing a sealed line this build cannot read.
+    fn other_build(self) -> &'static str {
+        match self {
+            Remedy::StartOver => {
+                "its checksum holds, so the line was written so: by another build of runner (resume with that build), or edited with its checksum recomputed"
+            }
+            Remedy::RerunShard => {
+                "its checksum holds, so the line was written so: by another build of runner (merge with that build, or rerun that shard), or edited with its checksum recomputed"
+            }
+        }
+    }
+
+    /// The end of a message refusing a journal of another run.
+    fn other_run(self) -> &'static str {
+        match self {
+            Remedy::StartOver => {
+                "give the config the run used, or start over with --fresh or in another directory"
+            }
+            Remedy::RerunShard => {
+                "the shard directory holds another run's records beside its results (rerun that shard)"
+            }
+        }
+    }
+}
+
 impl<C: Serialize + DeserializeOwned> Journal<C> {
     /// Opens the journal at `path`. With `resume`, an existing journal with
     /// the same `fingerprint` is checked line by line and extended; without
@@ -132,7 +176,7 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
             valid_len,
             exists,
             torn_header,
-        } = read_back::<C>(path, &header, resume)?;
+        } = read_back::<C>(path, &header, resume, Remedy::StartOver)?;
         if torn_header {
             crate::error::say(format_args!(
                 "note: {}: checkpoint header is empty or cut short; no progress to resume, starting over",
@@ -192,21 +236,25 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
 
     /// Reads the journal at `path` of the run named by `fingerprint`, read
     /// only: `None` if there is none or it holds no progress; refused, as a
-    /// resume would refuse it, if it belongs to another run or was edited.
-    /// A torn last line (a record being written) is left out, and the file
-    /// is left as it is.
-    pub fn read_only(path: &Path, fingerprint: &str) -> anyhow::Result<Option<Finished<C>>> {
+    /// resume would refuse it, if it belongs to another run or was edited,
+    /// with `remedy` saying what to do about it. A torn last line (a record
+    /// being written) is left out, and the file is left as it is.
+    pub fn read_only(
+        path: &Path,
+        fingerprint: &str,
+        remedy: Remedy,
+    ) -> anyhow::Result<Option<Finished<C>>> {
         refuse_unless_file_or_absent(path, Role::Read("the checkpoint"))?;
         if !path.exists() {
             return Ok(None);
         }
-        let found = read_back::<C>(path, &Header::named(fingerprint), true)?;
+        let found = read_back::<C>(path, &Header::named(fingerprint), true, remedy)?;
         Ok(found.exists.then(|| Finished {
             path: path.to_path_buf(),
             chunks: found.restored,
             bytes: found.header_len..found.valid_len,
             rechecks: found.rechecks,
-            remedy: Remedy::StartOver,
+            remedy,
             _counts: PhantomData,
         }))
     }
@@ -314,36 +362,28 @@ impl<C: Serialize + DeserializeOwned> Journal<C> {
     /// --recheck` solve the shard's chunks again. (A rename: the records
     /// are already durable.)
     pub fn keep_as(self, to: &Path) -> anyhow::Result<()> {
-        drop(self.file);
-        let path = self.finished.path;
+        let path = self.close();
         std::fs::rename(&path, to)
             .with_context(|| format!("cannot move {} to {}", path.display(), to.display()))
     }
 
     /// Removes the journal once the run's outputs are safely written.
     pub fn remove(self) -> anyhow::Result<()> {
-        drop(self.file);
-        let path = self.finished.path;
+        let path = self.close();
         std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))
+    }
+
+    /// Closes the file (and with it the lock), leaving its path.
+    fn close(self) -> PathBuf {
+        drop(self.file);
+        self.finished.path
     }
 }
 
 impl<C> Finished<C> {
-    /// The same records, read back as a finished shard's kept checkpoint:
-    /// a refusal then says to run that shard again, not to start over.
-    pub fn as_shard_records(self) -> Self {
-        Finished {
-            remedy: Remedy::RerunShard,
-            ..self
-        }
-    }
-
     /// The end of a message refusing one of its records as edited.
     pub fn edited(&self) -> &'static str {
-        match self.remedy {
-            Remedy::StartOver => "the checkpoint was edited (remove it to start over)",
-            Remedy::RerunShard => "the checkpoint was edited (rerun that shard)",
-        }
+        self.remedy.edited()
     }
 
     /// The end of a message about a chunk that came out other than its
@@ -465,6 +505,7 @@ fn read_back<C: DeserializeOwned>(
     path: &Path,
     header: &Header,
     resume: bool,
+    remedy: Remedy,
 ) -> anyhow::Result<Found> {
     let mut restored = Vec::new();
     let mut rechecks = Vec::new();
@@ -488,10 +529,11 @@ fn read_back<C: DeserializeOwned>(
             Ok(found) => {
                 if found != *header {
                     return Err(refuse(format!(
-                        "{}: checkpoint belongs to another run ({}), not this config and shard ({}): the config, the shard, or how this build cuts the work into chunks differs; give the config the run used, or start over with --fresh or in another directory",
+                        "{}: checkpoint belongs to another run ({}), not this config and shard ({}): the config, the shard, or how this build cuts the work into chunks differs; {}",
                         path.display(),
                         found.fingerprint,
-                        header.fingerprint
+                        header.fingerprint,
+                        remedy.other_run()
                     )));
                 }
                 header_len = line.len() as u64;
@@ -511,8 +553,9 @@ fn read_back<C: DeserializeOwned>(
                         Ok(Line::Recheck(r)) => {
                             if let Some(c) = r.chunks.iter().find(|&c| !seen.contains(c)) {
                                 return Err(refuse(format!(
-                                    "{} line {n}: a recheck of chunk {c}, which no line before it records; the checkpoint was edited",
-                                    path.display()
+                                    "{} line {n}: a recheck of chunk {c}, which no line before it records; {}",
+                                    path.display(),
+                                    remedy.edited()
                                 )));
                             }
                             rechecks.push(r);
@@ -521,9 +564,10 @@ fn read_back<C: DeserializeOwned>(
                         Ok(Line::Chunk(r)) => {
                             if !seen.insert(r.chunk) {
                                 return Err(refuse(format!(
-                                    "{} line {n}: chunk {} recorded twice; the checkpoint was edited",
+                                    "{} line {n}: chunk {} recorded twice; {}",
                                     path.display(),
-                                    r.chunk
+                                    r.chunk,
+                                    remedy.edited()
                                 )));
                             }
                             restored.push(r.chunk);
@@ -532,7 +576,11 @@ fn read_back<C: DeserializeOwned>(
                         // A line cut short by a kill can only be the last one.
                         Err(_) if torn => break,
                         Err(e) => {
-                            return Err(refuse(format!("{} line {n}: {e}", path.display())));
+                            return Err(refuse(format!(
+                                "{} line {n}: {}",
+                                path.display(),
+                                e.with(remedy)
+                            )));
                         }
                     }
                 }
@@ -573,7 +621,8 @@ pub fn held(path: &Path, fingerprint: &str) -> anyhow::Result<Option<Held>> {
     if !path.exists() {
         return Ok(None);
     }
-    let found = read_back::<IgnoredAny>(path, &Header::named(fingerprint), true)?;
+    let found =
+        read_back::<IgnoredAny>(path, &Header::named(fingerprint), true, Remedy::StartOver)?;
     Ok(found.exists.then_some(Held {
         chunks: found.restored.len() as u64,
         rechecks: found.rechecks,
@@ -613,17 +662,12 @@ enum BadLine {
     Unreadable(String),
 }
 
-impl std::fmt::Display for BadLine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl BadLine {
+    /// Why the line was refused, and what to do about it.
+    fn with(&self, remedy: Remedy) -> String {
         match self {
-            BadLine::Damaged(why) => write!(
-                f,
-                "{why}; the checkpoint was edited or corrupted (remove it to start over)"
-            ),
-            BadLine::Unreadable(why) => write!(
-                f,
-                "{why}; its checksum holds, so the line was written so: by another build of runner (resume with that build), or edited with its checksum recomputed"
-            ),
+            BadLine::Damaged(why) => format!("{why}; {}", remedy.damaged()),
+            BadLine::Unreadable(why) => format!("{why}; {}", remedy.other_build()),
         }
     }
 }
