@@ -932,46 +932,41 @@ fn plan_names_the_shard_a_checkpoint_belongs_to() {
 fn slurm_scripts_are_written_for_a_config() {
     let dir = scratch("scripts");
     let cfg = write_config(&dir, "c.toml", SAMPLE);
-    let o = run(&[
-        "slurm",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--shards",
-        "5",
-        "--dir",
-        dir.join("s").to_str().unwrap(),
-    ]);
-    ok(&o);
-    let array = std::fs::read_to_string(dir.join("s/array.sbatch")).unwrap();
+    // `runner slurm` for a config, 5 shards, the scripts in `dir/to`.
+    let slurm = |cfg: &Path, to: &str, extra: &[&str]| {
+        let to = dir.join(to);
+        let mut args = vec![
+            "slurm",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--shards",
+            "5",
+            "--dir",
+            to.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        run(&args)
+    };
+    let read = |script: &str| std::fs::read_to_string(dir.join(script)).unwrap();
+    ok(&slurm(&cfg, "s", &[]));
+    let array = read("s/array.sbatch");
     assert!(array.contains("#SBATCH --array=0-4"));
     assert!(array.contains("--shards 5"));
     assert!(array.contains("--resume"));
     assert!(!array.contains("{{"), "every placeholder filled");
-    let merge = std::fs::read_to_string(dir.join("s/merge.sbatch")).unwrap();
+    let merge = read("s/merge.sbatch");
     assert!(merge.contains(" merge "));
     // Without --merge-recheck the merge only sums: one CPU, half an hour.
     assert!(!merge.contains("--recheck"), "{merge}");
     assert!(merge.contains("#SBATCH --cpus-per-task=1\n"), "{merge}");
     assert!(merge.contains("#SBATCH --time=00:30:00\n"), "{merge}");
     assert!(!merge.contains("{{"), "every placeholder filled");
-    let submit = std::fs::read_to_string(dir.join("s/submit.sh")).unwrap();
+    let submit = read("s/submit.sh");
     assert!(submit.contains("--dependency=afterok"));
     assert!(!array.contains("--resume --keep-memo") && !array.contains("#SBATCH --signal"));
     // --keep-memo: the tasks keep their memo over a stop, and are signalled
     // ahead of the time limit to write it; refused for a study without one.
-    let scripts = |cfg: &Path, to: &str| {
-        run(&[
-            "slurm",
-            "--config",
-            cfg.to_str().unwrap(),
-            "--shards",
-            "5",
-            "--keep-memo",
-            "--dir",
-            dir.join(to).to_str().unwrap(),
-        ])
-    };
-    let o = scripts(&cfg, "plain");
+    let o = slurm(&cfg, "plain", &["--keep-memo"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("--keep-memo: study `tanhinmin`"),
@@ -984,48 +979,26 @@ fn slurm_scripts_are_written_for_a_config() {
         "v.toml",
         "[experiment]\nname = \"v\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 1\ndeals = 10\n[rules]\nback = 9\n[hands]\nsizes = [[13, 13]]\n",
     );
-    ok(&scripts(&variant, "v"));
-    let array = std::fs::read_to_string(dir.join("v/array.sbatch")).unwrap();
+    ok(&slurm(&variant, "v", &["--keep-memo"]));
+    let array = read("v/array.sbatch");
     assert!(array.contains("--resume --keep-memo"), "{array}");
     assert!(array.contains("#SBATCH --signal=B:TERM@300"), "{array}");
     assert!(!array.contains("--keep-memo --recheck"), "{array}");
-    ok(&run(&[
-        "slurm",
-        "--config",
-        variant.to_str().unwrap(),
-        "--shards",
-        "5",
-        "--keep-memo",
-        "--recheck",
-        "3",
-        "--dir",
-        dir.join("r").to_str().unwrap(),
-    ]));
-    let rechecked = std::fs::read_to_string(dir.join("r/array.sbatch")).unwrap();
+    ok(&slurm(&variant, "r", &["--keep-memo", "--recheck", "3"]));
+    let rechecked = read("r/array.sbatch");
     assert!(
         rechecked.contains("--resume --keep-memo --recheck 3\n"),
         "{rechecked}"
     );
     // --merge-recheck: the merge job solves chunks again, so it asks for
     // an array task's CPUs, memory and time, and runs on all its CPUs.
-    ok(&run(&[
-        "slurm",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--shards",
-        "5",
-        "--merge-recheck",
-        "7",
-        "--cpus",
-        "3",
-        "--mem",
-        "5G",
-        "--time",
-        "02:00:00",
-        "--dir",
-        dir.join("m").to_str().unwrap(),
-    ]));
-    let merge = std::fs::read_to_string(dir.join("m/merge.sbatch")).unwrap();
+    let sized = ["--cpus", "3", "--mem", "5G", "--time", "02:00:00"];
+    ok(&slurm(
+        &cfg,
+        "m",
+        &[&sized[..], &["--merge-recheck", "7"]].concat(),
+    ));
+    let merge = read("m/merge.sbatch");
     assert!(
         merge.contains(" --recheck 7 -j \"${SLURM_CPUS_PER_TASK:-3}\"\n"),
         "{merge}"
@@ -1033,33 +1006,21 @@ fn slurm_scripts_are_written_for_a_config() {
     for request in ["--cpus-per-task=3\n", "--mem=5G\n", "--time=02:00:00\n"] {
         assert!(merge.contains(&format!("#SBATCH {request}")), "{merge}");
     }
-    let array = std::fs::read_to_string(dir.join("m/array.sbatch")).unwrap();
+    let array = read("m/array.sbatch");
     assert!(
         array.trim_end().ends_with("--resume"),
         "only the merge rechecks: {array}"
     );
-    let o = run(&[
-        "slurm",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--shards",
-        "5",
-        "--merge-recheck",
-        "0",
-    ]);
+    let o = slurm(&cfg, "zero", &["--merge-recheck", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let check = Command::new("bash")
-        .arg("-n")
-        .arg(dir.join("m/merge.sbatch"))
-        .status()
-        .unwrap();
-    assert!(check.success());
-    let check = Command::new("bash")
-        .arg("-n")
-        .arg(dir.join("v/array.sbatch"))
-        .status()
-        .unwrap();
-    assert!(check.success());
+    for script in ["m/merge.sbatch", "v/array.sbatch"] {
+        let check = Command::new("bash")
+            .arg("-n")
+            .arg(dir.join(script))
+            .status()
+            .unwrap();
+        assert!(check.success(), "{script}");
+    }
 }
 
 /// Hostile values never reach a shell: quotes, `$`, backticks and newlines
