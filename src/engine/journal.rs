@@ -105,7 +105,8 @@ pub struct Finished<C> {
     _counts: PhantomData<C>,
 }
 
-/// What the user is told to do about a journal whose records are refused.
+/// What the user is told to do about a journal whose records are refused:
+/// every refusal's wording, by the kind of journal, is here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Remedy {
     /// A run's checkpoint: start the run over.
@@ -141,6 +142,19 @@ impl Remedy {
             }
             Remedy::RerunShard => {
                 "its checksum holds, so the line was written so: by another build of runner (merge with that build, or rerun that shard), or edited with its checksum recomputed"
+            }
+        }
+    }
+
+    /// The end of a message about a chunk that came out other than its
+    /// record when solved again.
+    fn differs(self) -> &'static str {
+        match self {
+            Remedy::StartOver => {
+                "the checkpoint was edited, or written by a build whose results differ from this one's; start over with --fresh"
+            }
+            Remedy::RerunShard => {
+                "the shard's kept checkpoint was edited, or written by a build whose results differ from this one's; rerun that shard"
             }
         }
     }
@@ -389,14 +403,7 @@ impl<C> Finished<C> {
     /// The end of a message about a chunk that came out other than its
     /// record when solved again.
     pub fn differs(&self) -> &'static str {
-        match self.remedy {
-            Remedy::StartOver => {
-                "the checkpoint was edited, or written by a build whose results differ from this one's; start over with --fresh"
-            }
-            Remedy::RerunShard => {
-                "the shard's kept checkpoint was edited, or written by a build whose results differ from this one's; rerun that shard"
-            }
-        }
+        self.remedy.differs()
     }
 }
 
