@@ -74,10 +74,39 @@ fn merge(args: &crate::cli::MergeArgs) -> i32 {
         recheck: args.recheck.unwrap_or(0),
         ..RunContext::quiet(Default::default(), args.out.clone(), threads)
     };
+    // A merge that only sums takes seconds and writes each output whole,
+    // so a signal may end it as it comes. A recheck solves chunks, which
+    // can take hours: a signal then stops it as it stops a run's.
+    if ctx.recheck > 0
+        && let Err(e) = watch_signals_while_rechecking(ctx.stop.clone())
+    {
+        exit::say_error(format_args!("cannot install signal handlers: {e}"));
+        return exit::RUNTIME;
+    }
     match (entry.merge)(partials, &ctx) {
         Ok(check) => check_status(check),
+        Err(e) if ctx.stop.load(Ordering::SeqCst) => {
+            exit::say_error(format_args!("{e:#}"));
+            exit::INTERRUPTED
+        }
         Err(e) => error_status(&e),
     }
+}
+
+/// `runner merge --recheck`: the first SIGINT or SIGTERM stops the chunks
+/// being solved again within one poll, and the merge ends with nothing
+/// written; a second ends the process at once.
+fn watch_signals_while_rechecking(stop: Arc<AtomicBool>) -> std::io::Result<()> {
+    crate::engine::signals::stop_on_signals(
+        stop,
+        |name| {
+            eprintln!("{name}: stopping the recheck; nothing is written (again to stop at once)")
+        },
+        |name| {
+            eprintln!("{name} again: stopping now; nothing was written");
+            std::process::exit(exit::INTERRUPTED);
+        },
+    )
 }
 
 /// Says on stderr, once the command has read them, when the tables could

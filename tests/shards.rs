@@ -2140,6 +2140,60 @@ fn a_stop_during_the_recheck_leaves_the_checkpoint_as_it_was() {
     assert_eq!(std::fs::read_to_string(&journal).unwrap(), checkpoint);
 }
 
+/// A stop during `runner merge --recheck` (whose chunks can take as long
+/// as any) ends the merge within seconds, as an interrupted run (exit 4),
+/// with nothing written. Shard 1 of the 11-back 26x26 config holds chunk
+/// 1, which takes over an hour; its kept record here is chunk 0's counts,
+/// written by a resume of a checkpoint holding only that record, so the
+/// shard looks finished and its records add up to its results.
+#[cfg(unix)]
+#[test]
+fn a_stop_during_a_merge_recheck_writes_nothing() {
+    let dir = scratch("merge-recheck-stop");
+    let cfg = eleven_back_26(&dir, 2);
+    let shard = |i: &'static str| ["--shards", "2", "--shard-index", i, "-j", "1"];
+    let (s0, s1) = (dir.join("s0"), dir.join("s1"));
+    single(&cfg, &s0, &shard("0"));
+    let kept = std::fs::read_to_string(s0.join("chunks.jsonl")).unwrap();
+    let mut lines = kept.lines();
+    let header = lines
+        .next()
+        .unwrap()
+        .replace("shard 0 of 2", "shard 1 of 2");
+    let record = resealed(lines.next().unwrap(), |v| v["chunk"] = serde_json::json!(1));
+    std::fs::create_dir_all(&s1).unwrap();
+    std::fs::write(s1.join("checkpoint.jsonl"), format!("{header}\n{record}\n")).unwrap();
+    single(&cfg, &s1, &[&shard("1")[..], &["--resume"]].concat());
+    assert!(s1.join("chunks.jsonl").exists());
+    let merged = dir.join("merged");
+    let said = dir.join("stderr.txt");
+    let child = Running::start(
+        runner()
+            .args(["merge", s0.to_str().unwrap(), s1.to_str().unwrap(), "--out"])
+            .arg(&merged)
+            .args(["--recheck", "2", "-j", "1"])
+            .stderr(std::fs::File::create(&said).unwrap()),
+    );
+    let solving = "--recheck: solving 2 of the shards' 2 chunks again (0, 1)";
+    for _ in 0..1200 {
+        if std::fs::read_to_string(&said).unwrap().contains(solving) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let err = std::fs::read_to_string(&said).unwrap();
+    assert!(err.contains(solving), "{err}");
+    let o = stopped(child, "TERM");
+    let err = std::fs::read_to_string(&said).unwrap();
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains("SIGTERM: stopping the recheck; nothing is written")
+            && err.contains("error: the merge was stopped during its recheck; nothing was written"),
+        "{err}"
+    );
+    assert!(!merged.join("stats.csv").exists() && !merged.join("manifest.json").exists());
+}
+
 /// Variant chunks recorded before the plain minimax was checked against
 /// the theorem (the first 300-odd of the committed both-rules 26x26
 /// checkpoint) lack that check's counts. Solved again they are compared
