@@ -186,9 +186,21 @@ fn print_cells(outline: &Outline) {
     }
 }
 
+/// The estimate, and what it rests on: how many chunks were timed, and
+/// how alike they were (a typical chunk's time beside the slowest's).
 fn print_estimate(c: &Calibration, threads: usize) {
+    let times = &c.chunk_times;
+    let spread = if times.count() > 1 {
+        format!(
+            ", a chunk {} typically and {} at the slowest",
+            chunk_secs_text(times.typical_secs()),
+            chunk_secs_text(times.slowest_secs())
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "time: about {} on {} here (timed {} of {} chunks in {:.2} s; build {:.2} s); the VM varies by 25% or more",
+        "time: about {} on {} here (timed {} of {} chunks in {:.2} s{spread}; build {:.2} s); the VM varies by 25% or more",
         duration_text(c.estimate()),
         threads_text(threads),
         grouped(c.chunks_run),
@@ -196,6 +208,20 @@ fn print_estimate(c: &Calibration, threads: usize) {
         c.seconds,
         c.build_seconds
     );
+}
+
+/// A chunk's time: milliseconds below a second, tenths of a second below
+/// a minute.
+fn chunk_secs_text(secs: f64) -> String {
+    if secs < 0.0005 {
+        "under 1 ms".into()
+    } else if secs < 1.0 {
+        format!("{:.0} ms", secs * 1000.0)
+    } else if secs < 60.0 {
+        format!("{secs:.1} s")
+    } else {
+        duration_text(secs)
+    }
 }
 
 /// A SLURM recipe: shards of at most an hour each on this machine's speed,

@@ -97,7 +97,8 @@ pub struct Outline {
     pub notes: Vec<String>,
     /// Why a short timed sample misjudges this run, shown under `runner
     /// plan`'s estimate: a memo kept from deal to deal makes a long run
-    /// faster than its first chunks.
+    /// faster than its first chunks, and deals of very uneven cost, each a
+    /// chunk, can make it slower.
     pub estimate_note: Option<&'static str>,
 }
 

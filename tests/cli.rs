@@ -1182,6 +1182,12 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
     ] {
         assert!(out.contains(word), "`{word}` in {out}");
     }
+    // What the estimate rests on: how alike the timed chunks were.
+    let time_line = out.lines().find(|l| l.starts_with("time: about")).unwrap();
+    assert!(
+        time_line.contains("typically and") && time_line.contains("at the slowest"),
+        "{time_line}"
+    );
     // An exhaustive run's sample is representative; a sampled run's is
     // timed on a fresh memo, which the plan says under its estimate
     // unless the sample ran every chunk (as a sample of 20,000 7x7 deals

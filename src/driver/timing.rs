@@ -3,7 +3,7 @@
 
 use super::context::RunContext;
 use crate::config::Config;
-use crate::engine::{self, Outcome, journal::Journal, progress};
+use crate::engine::{self, ChunkTimes, Outcome, journal::Journal, progress};
 use crate::study::{BuildContext, Study};
 use std::time::Instant;
 
@@ -19,6 +19,8 @@ pub struct Calibration {
     pub chunks_total: u64,
     /// Wall seconds the sample took on the run's threads.
     pub seconds: f64,
+    /// The sampled chunks' own times, one by one.
+    pub chunk_times: ChunkTimes,
 }
 
 impl Calibration {
@@ -48,7 +50,11 @@ pub fn calibrate<S: Study>(
     // endgame table): a larger allowance only lets a slow first round go
     // untimed, and the plan gives up on a sample that runs too long.
     let warm_up = WarmUp::of_run::<S>(config, ctx.threads);
-    let Some((chunks_run, seconds)) = time_sample(
+    let Some(Sample {
+        chunks_run,
+        seconds,
+        chunk_times,
+    }) = time_sample(
         &study,
         &plan,
         engine::Shard::WHOLE,
@@ -65,7 +71,18 @@ pub fn calibrate<S: Study>(
         chunks_run,
         chunks_total: plan.len(),
         seconds,
+        chunk_times,
     })
+}
+
+/// What a timing sample's last round took.
+pub(super) struct Sample {
+    /// Chunks run in the round.
+    pub chunks_run: u64,
+    /// The round's wall seconds on the run's threads.
+    pub seconds: f64,
+    /// Its chunks' own times.
+    pub chunk_times: ChunkTimes,
 }
 
 /// Where a run's timing sample keeps its chunks: the run's journal, and the
@@ -74,8 +91,8 @@ pub(super) type KeptSample<'a, C> = (&'a mut Journal<C>, &'a mut engine::Ahead<C
 
 /// Runs evenly spaced chunks of `run_shard`'s part of `plan` quietly, more
 /// each round, until a round takes a quarter of `budget` or every chunk has
-/// run; returns the chunks run and the wall seconds of the last round, or
-/// `None` if a stop was requested meanwhile. With the run's journal and an
+/// run; returns what the last round took, or `None` if a stop was
+/// requested meanwhile. With the run's journal and an
 /// [`engine::Ahead`], the chunks run are journalled and kept there, so the
 /// run counts them instead of doing them again (a chunk of a 26x26 deal
 /// under 11-back can take an hour); without, nothing is written.
@@ -87,7 +104,7 @@ pub(super) fn time_sample<S: Study>(
     ctx: &RunContext,
     budget: std::time::Duration,
     warm_up: WarmUp,
-) -> anyhow::Result<Option<(u64, f64)>> {
+) -> anyhow::Result<Option<Sample>> {
     let total = run_shard.chunks_of(plan);
     let opts = engine::RunOptions {
         threads: ctx.threads,
@@ -105,30 +122,33 @@ pub(super) fn time_sample<S: Study>(
             index: run_shard.index + run_shard.count * ((round as u64 * 7919) % stride),
         };
         let timer = Instant::now();
-        let (finished, chunks_run) = match keep.as_mut() {
+        let (chunks_run, chunk_times) = match keep.as_mut() {
             Some((journal, ahead)) => {
                 let before = ahead.len();
-                let finished =
-                    engine::run_ahead(study, plan, shard, &opts, journal, ahead, &ctx.stop)?;
-                (finished, ahead.len() - before)
+                if !engine::run_ahead(study, plan, shard, &opts, journal, ahead, &ctx.stop)? {
+                    return Ok(None);
+                }
+                (ahead.len() - before, ahead.last_part_times())
             }
-            None => (
-                matches!(
-                    engine::run(study, plan, shard, &opts, None, &ctx.stop)?,
-                    Outcome::Complete(_)
-                ),
-                shard.chunks_of(plan),
-            ),
+            None => match engine::run(study, plan, shard, &opts, None, &ctx.stop)? {
+                Outcome::Complete(cells) => {
+                    let mut times = ChunkTimes::default();
+                    cells.iter().for_each(|c| times.merge(&c.chunk_times));
+                    (shard.chunks_of(plan), times)
+                }
+                Outcome::Interrupted { .. } => return Ok(None),
+            },
         };
-        if !finished {
-            return Ok(None);
-        }
         let seconds = timer.elapsed().as_secs_f64();
         let warmed = warm_up.round_is_timed(round, seconds, budget);
         if stride == 1
             || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
         {
-            return Ok(Some((chunks_run, seconds)));
+            return Ok(Some(Sample {
+                chunks_run,
+                seconds,
+                chunk_times,
+            }));
         }
         // Aim the next round at a quarter of the budget.
         let per_chunk = seconds / chunks_run.max(1) as f64;
@@ -264,7 +284,12 @@ pub(super) fn warn_if_long<S: Study>(
     drop(slow);
     // A stop during the sample leaves the flag set: the run that follows
     // starts no chunk and ends as interrupted, with exit status 4.
-    let Some((sampled, seconds)) = sample else {
+    let Some(Sample {
+        chunks_run: sampled,
+        seconds,
+        ..
+    }) = sample
+    else {
         return Ok(ahead);
     };
     let remaining = shard

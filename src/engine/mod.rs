@@ -5,12 +5,14 @@
 //! config alone, never by the thread count or the number of shards, which is
 //! what makes results byte-identical for any number of threads or shards.
 
+pub mod chunk_times;
 pub mod journal;
 pub mod memo_file;
 pub mod progress;
 pub mod recheck;
 pub mod signals;
 
+pub use chunk_times::ChunkTimes;
 use journal::{Finished, Journal};
 use progress::Progress;
 use rayon::prelude::*;
@@ -389,6 +391,8 @@ pub struct CellResult<C> {
     pub elapsed: Duration,
     /// Instances evaluated in this process (not restored from a checkpoint).
     pub items: u64,
+    /// The times of the chunks solved in this process, one by one.
+    pub chunk_times: ChunkTimes,
 }
 
 /// What a run produced: every cell, or an interruption.
@@ -411,6 +415,8 @@ pub enum Outcome<C> {
 pub struct Ahead<C> {
     chunks: HashSet<u64>,
     cells: Vec<CellResult<C>>,
+    /// The chunk times of the last part run ahead ([`run_ahead`]).
+    last_part: ChunkTimes,
 }
 
 impl<C: Default> Ahead<C> {
@@ -424,6 +430,11 @@ impl<C: Default> Ahead<C> {
         self.chunks.is_empty()
     }
 
+    /// The times of the chunks the last [`run_ahead`] solved.
+    pub fn last_part_times(&self) -> ChunkTimes {
+        self.last_part
+    }
+
     /// None yet, for a plan of `cells` cells.
     pub fn new(cells: usize) -> Self {
         Ahead {
@@ -433,8 +444,10 @@ impl<C: Default> Ahead<C> {
                     counts: C::default(),
                     elapsed: Duration::ZERO,
                     items: 0,
+                    chunk_times: ChunkTimes::default(),
                 })
                 .collect(),
+            last_part: ChunkTimes::default(),
         }
     }
 }
@@ -632,6 +645,9 @@ fn run_chunks<S: Workload>(
     let mut chunks_done = 0;
     let chunks_total = shard.chunks_of(plan);
     let mut into_ahead = into_ahead;
+    if let Some(ahead) = into_ahead.as_deref_mut() {
+        ahead.last_part = ChunkTimes::default();
+    }
     for (cell, (mut merged, done_before)) in merged_by_cell.into_iter().zip(done_before).enumerate()
     {
         chunks_done += done_before.len();
@@ -641,10 +657,12 @@ fn run_chunks<S: Workload>(
         // only the chunks run count.
         let mut elapsed_ahead = Duration::ZERO;
         let mut items_ahead = 0;
+        let mut times_ahead = ChunkTimes::default();
         if let Some(done) = ahead_cells.get_mut(cell) {
             S::merge(&mut merged, std::mem::take(&mut done.counts));
             elapsed_ahead = done.elapsed;
             items_ahead = done.items;
+            times_ahead = done.chunk_times;
         }
         let progress = Progress::start(
             &study.cell_label(cell),
@@ -656,6 +674,7 @@ fn run_chunks<S: Workload>(
         let merged = Mutex::new(merged);
         let done_here = std::sync::atomic::AtomicUsize::new(0);
         let items_here = std::sync::atomic::AtomicU64::new(0);
+        let chunk_times = Mutex::new(times_ahead);
         // Ahead of a run, which chunks ran, for the run to skip.
         let ran = Mutex::new(Vec::new());
         // This shard's chunks of the cell, as arithmetic on indices: no
@@ -682,10 +701,12 @@ fn run_chunks<S: Workload>(
                     }
                     let chunk = &plan.chunk(cell, global);
                     let _under_way = progress.begin(global);
+                    let began = Instant::now();
                     let mut counts = solve_chunk(study, &workers, chunk, stop);
                     if stop.load(Ordering::Relaxed) {
                         return Err(Halt::Stopped);
                     }
+                    let took = began.elapsed();
                     // One lock over trimming, journalling and merging: a
                     // record is trimmed only by counts journalled before it,
                     // which a resume then reads back before it.
@@ -701,6 +722,7 @@ fn run_chunks<S: Workload>(
                     S::merge(&mut sum, counts);
                     drop(sum);
                     done_here.fetch_add(1, Ordering::Relaxed);
+                    chunk_times.lock().expect("chunk times poisoned").add(took);
                     items_here.fetch_add(chunk.len, Ordering::Relaxed);
                     if !counting {
                         ran.lock().expect("chunk list poisoned").push(chunk.global);
@@ -718,6 +740,7 @@ fn run_chunks<S: Workload>(
             counts: merged.into_inner().expect("counts poisoned"),
             elapsed: started.elapsed() + elapsed_ahead,
             items: items_here.load(Ordering::Relaxed) + items_ahead,
+            chunk_times: chunk_times.into_inner().expect("chunk times poisoned"),
         };
         // A cell run to its end must hold counts its items can produce,
         // exactly where the study knows them (every deal of the cell): a
@@ -742,6 +765,8 @@ fn run_chunks<S: Workload>(
             S::merge(&mut into.counts, result.counts);
             into.elapsed += result.elapsed;
             into.items += result.items;
+            into.chunk_times.merge(&result.chunk_times);
+            ahead.last_part.merge(&result.chunk_times);
         } else {
             results.push(result);
         }
@@ -1178,5 +1203,106 @@ mod tests {
             let g = plan.cell_range(1).start;
             u64::from(g % 1000 == 999)
         });
+    }
+
+    /// One cell of six one-item chunks, each sleeping its item's
+    /// milliseconds: chunks whose times are known, up to the scheduler.
+    struct Sleeps(Vec<u64>);
+
+    impl Workload for Sleeps {
+        type Instance = u64;
+        type Counts = u64;
+        type Worker = ();
+        fn cell_sizes(&self) -> Vec<u64> {
+            vec![self.0.len() as u64]
+        }
+        fn chunk_size(&self, _cell: usize) -> u64 {
+            1
+        }
+        fn cell_label(&self, _cell: usize) -> String {
+            "sleeps".into()
+        }
+        fn new_worker(&self) {}
+        fn for_each_instance(&self, chunk: &Chunk, mut f: impl FnMut(&u64)) {
+            f(&self.0[chunk.start as usize]);
+        }
+        fn evaluate(&self, _: &mut (), millis: &u64, counts: &mut u64) {
+            std::thread::sleep(Duration::from_millis(*millis));
+            *counts += 1;
+        }
+        fn merge(into: &mut u64, from: u64) {
+            *into += from;
+        }
+    }
+
+    #[test]
+    fn each_chunks_time_is_counted_once_and_the_slow_one_stands_out() {
+        let study = Sleeps(vec![2, 2, 300, 2, 2, 2]);
+        let plan = Plan::new(&study);
+        let stop = AtomicBool::new(false);
+        let Outcome::Complete(out) =
+            run(&study, &plan, Shard::WHOLE, &quiet(2), None, &stop).unwrap()
+        else {
+            panic!("not interrupted");
+        };
+        let times = out[0].chunk_times;
+        assert_eq!(times.count(), 6);
+        assert!(times.slowest_secs() >= 0.3, "{times:?}");
+        // Five of about 2 ms and one of 300: a typical chunk is under 10 ms
+        // however slow the scheduler, the mean over 50.
+        assert!(times.typical_secs() < 0.3 / 6.0, "{times:?}");
+        assert!(times.mean_secs() >= 0.3 / 6.0, "{times:?}");
+        // Run ahead of the run in two parts, then the rest: each part's
+        // times are its own, and the run counts all six once.
+        let path =
+            std::env::temp_dir().join(format!("runner-chunk-times-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut journal = Journal::<u64>::open(&path, "sleeps", false).unwrap();
+        let mut ahead = Ahead::new(plan.cells());
+        let halves = |index| Shard { count: 2, index };
+        assert!(
+            run_ahead(
+                &study,
+                &plan,
+                halves(0),
+                &quiet(2),
+                &mut journal,
+                &mut ahead,
+                &stop
+            )
+            .unwrap()
+        );
+        assert_eq!(ahead.last_part_times().count(), 3);
+        assert!(ahead.last_part_times().slowest_secs() >= 0.3);
+        assert!(
+            run_ahead(
+                &study,
+                &plan,
+                halves(1),
+                &quiet(2),
+                &mut journal,
+                &mut ahead,
+                &stop
+            )
+            .unwrap()
+        );
+        assert_eq!(ahead.last_part_times().count(), 3);
+        assert!(ahead.last_part_times().slowest_secs() < 0.3);
+        let Outcome::Complete(out) = run_after(
+            &study,
+            &plan,
+            Shard::WHOLE,
+            &quiet(2),
+            &mut journal,
+            ahead,
+            &stop,
+        )
+        .unwrap() else {
+            panic!("not interrupted");
+        };
+        assert_eq!((out[0].counts, out[0].chunk_times.count()), (6, 6));
+        assert!(out[0].chunk_times.slowest_secs() >= 0.3);
+        drop(journal);
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -508,10 +508,23 @@ impl VariantStudy {
     }
 }
 
+/// Under `runner plan`'s estimate of a sampled 11-back run of deals so
+/// large that each is a chunk of its own. The memo note of smaller runs
+/// (an estimate that errs long) does not hold there: such deals take from
+/// under a second to over half an hour each, and a sample of a few mostly
+/// misses the slow ones that make up much of the run (BENCHMARKS.md, "The
+/// plan's estimate of a 26x26 11-back run").
+const BACK_DEALS_VARY_NOTE: &str = "note: deals this large under 11-back take from under a second to over half an hour each, and a sample of a few mostly misses the slow ones, so a run can take several times this (the 1,000 deals of configs/variant-back-26.toml took 82 minutes on the project VM's 2 threads, against an estimate of 20); give a cluster run's --time room to spare (a task stopped at its limit resumes when resubmitted, and `runner slurm --keep-memo` carries its deals under way on)";
+
 impl Study for VariantStudy {
     fn outline(config: &Config, _threads: usize) -> Outline {
         let source = variant_source(config);
-        deal_study::outline(config, &source, memo_size(config, &source))
+        let mut outline = deal_study::outline(config, &source, memo_size(config, &source));
+        let one_deal_chunks = (0..source.cells.len()).any(|cell| source.chunk_size(cell) == 1);
+        if outline.estimate_note.is_some() && rules_of(config).back.is_some() && one_deal_chunks {
+            outline.estimate_note = Some(BACK_DEALS_VARY_NOTE);
+        }
+        outline
     }
 
     fn build(config: &Config, ctx: &BuildContext) -> anyhow::Result<Self> {
@@ -703,5 +716,35 @@ impl Study for VariantStudy {
                 "the plain game's minimax agrees with its proved μ test on {all}{checked} deals checked{unchecked}"
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outline_of(rules: &str, cards: u32) -> Outline {
+        let text = format!(
+            "[experiment]\nname = \"t\"\nstudy = \"variant\"\nmode = \"sample\"\ndeals = 1000\n[rules]\n{rules}\n[hands]\nsizes = [[{cards}, {cards}]]\n"
+        );
+        let config = Config::parse(&text, "t.toml").unwrap();
+        <VariantStudy as Study>::outline(&config, 2)
+    }
+
+    #[test]
+    fn a_plan_of_large_11_back_deals_warns_that_its_estimate_can_run_short() {
+        // A 26x26 11-back run took 4 times its plan's estimate: its deals
+        // are chunks of their own, and a few take much of the time.
+        let note = |rules, cards| outline_of(rules, cards).estimate_note;
+        assert_eq!(note("back = 9", 26), Some(BACK_DEALS_VARY_NOTE));
+        assert_eq!(note("back = 9\ncut = 6", 26), Some(BACK_DEALS_VARY_NOTE));
+        // Smaller deals share chunks and endgames, and 8-cut's deals are
+        // alike: there the memo's note holds (the run errs short of the
+        // estimate, not past it).
+        for (rules, cards) in [("back = 9", 13), ("cut = 6", 26), ("cut = 6", 13)] {
+            let said = note(rules, cards).unwrap();
+            assert_ne!(said, BACK_DEALS_VARY_NOTE, "{rules} at {cards}");
+            assert!(said.contains("fresh memo"), "{said}");
+        }
     }
 }
