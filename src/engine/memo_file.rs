@@ -239,6 +239,11 @@ mod tests {
         dir.join("memo.bin")
     }
 
+    /// Removes the directory [`scratch`] made for `path`.
+    fn remove_scratch(path: &Path) {
+        std::fs::remove_dir_all(path.parent().expect("a scratch directory")).unwrap();
+    }
+
     const KEYS: KeyEncoding = KeyEncoding {
         current: "keys 1",
         of_memos_without_keys: None,
@@ -317,6 +322,7 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+        remove_scratch(&path);
     }
 
     /// A memo of the first format, which named no key encoding, is read
@@ -341,7 +347,7 @@ mod tests {
             let e = read_back_with(&path, run, keys).unwrap_err().to_string();
             assert!(e.contains("name positions differently"), "{keys:?}: {e}");
         }
-        std::fs::remove_file(&path).unwrap();
+        remove_scratch(&path);
     }
 
     /// A directory at the memo's path is refused before the work (exit 2)
@@ -365,5 +371,6 @@ mod tests {
         assert!(!crate::error::is_refused(&fault), "{fault}");
         assert!(fault.to_string().contains("left in place"), "{fault}");
         assert!(path.is_dir());
+        remove_scratch(&path);
     }
 }

@@ -169,5 +169,6 @@ mod tests {
         }
         std::fs::remove_file(&path).unwrap();
         assert!(read_back(&path, "batch A", &[]).unwrap().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
