@@ -243,7 +243,7 @@ impl<S: Suite> Study for ClaimStudy<S> {
             budget_key: o.budget_key,
             budget: o.budget,
             notes: Vec::new(),
-            estimate_note: None,
+            estimate_bias: None,
         }
     }
 

@@ -12,7 +12,7 @@ use crate::engine;
 use crate::exit;
 use crate::export::{duration_text, grouped, manifest, size_text, threads_text};
 use crate::studies::{self, load_config};
-use crate::study::Outline;
+use crate::study::{EstimateBias, Outline};
 use std::path::Path;
 use std::time::Duration;
 
@@ -76,12 +76,25 @@ pub fn main(args: &PlanArgs) -> i32 {
     drop(give_up);
     print_estimate(&calibration, threads);
     // A sample of every chunk is the run itself, memo and all.
-    if let Some(note) = &outline.estimate_note
-        && calibration.chunks_run < calibration.chunks_total
-    {
-        println!("{note}");
+    let sampled = calibration.chunks_run < calibration.chunks_total;
+    let bias = outline.estimate_bias.filter(|_| sampled);
+    if let Some(bias) = &bias {
+        println!("{}", bias.note());
     }
-    print_cluster(args, &calibration, memory, threads);
+    println!(
+        "{}",
+        cluster_recipe(
+            &args.config,
+            calibration.estimate(),
+            calibration.chunks_total,
+            memory,
+            threads,
+            bias
+        )
+    );
+    println!(
+        "  (add --merge-recheck N to have the merge job solve N chunks again and compare them with the shards' records; it then asks for a task's CPUs, memory and time)"
+    );
     exit::OK
 }
 
@@ -225,21 +238,80 @@ fn chunk_secs_text(secs: f64) -> String {
 }
 
 /// A SLURM recipe: shards of at most an hour each on this machine's speed,
-/// twice that as the time limit, and the memory with headroom.
-fn print_cluster(args: &PlanArgs, c: &Calibration, memory: u64, threads: usize) {
-    let total = c.estimate();
+/// twice that as the time limit, and the memory with headroom. A run whose
+/// estimate errs short is planned on its worst measured overrun, and its
+/// tasks keep their memo when stopped at the limit, so that a resubmitted
+/// task carries its deals under way on rather than starting them again.
+fn cluster_recipe(
+    config: &Path,
+    estimate_secs: f64,
+    chunks_total: u64,
+    memory: u64,
+    threads: usize,
+    bias: Option<EstimateBias>,
+) -> String {
+    let (total, keep_memo) = match bias {
+        Some(EstimateBias::ErrsShort { measured, .. }) => {
+            (estimate_secs * measured, " --keep-memo")
+        }
+        _ => (estimate_secs, ""),
+    };
     // No more shards than chunks, nor than `runner slurm` takes.
-    let most = c.chunks_total.clamp(1, crate::cli::MAX_SHARDS);
+    let most = chunks_total.clamp(1, crate::cli::MAX_SHARDS);
     let shards = ((total / SHARD_TARGET_SECS).ceil() as u64).clamp(1, most);
     let per_shard = total / shards as f64;
     let limit_mins = ((2.0 * per_shard / 60.0 / 10.0).ceil() as u64 * 10).max(10);
     let mem_gib = (memory as f64 * 1.25 / f64::from(1u32 << 30))
         .ceil()
         .max(1.0) as u64;
-    println!(
-        "cluster: runner slurm --config {} --shards {shards} --cpus {threads} --mem {mem_gib}G --time {:02}:{:02}:00",
-        args.config.display(),
+    format!(
+        "cluster: runner slurm --config {} --shards {shards} --cpus {threads} --mem {mem_gib}G --time {:02}:{:02}:00{keep_memo}",
+        config.display(),
         limit_mins / 60,
         limit_mins % 60
-    );
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn a_recipe_plans_on_the_measured_overrun_of_an_estimate_that_errs_short() {
+        let recipe = |bias| cluster_recipe(Path::new("c.toml"), 1200.0, 1000, 2 * GIB, 2, bias);
+        // 20 minutes: one shard, twice that as its limit.
+        let usual =
+            "cluster: runner slurm --config c.toml --shards 1 --cpus 2 --mem 3G --time 00:40:00";
+        assert_eq!(recipe(None), usual);
+        assert_eq!(recipe(Some(EstimateBias::ErrsLong("n"))), usual);
+        // 4.4 times 20 minutes is 88: two shards of 44, limits of 90
+        // minutes, and the memo kept by a task stopped at its limit.
+        let short = EstimateBias::ErrsShort {
+            note: "n",
+            measured: 4.4,
+        };
+        let line = recipe(Some(short));
+        assert_eq!(
+            line,
+            "cluster: runner slurm --config c.toml --shards 2 --cpus 2 --mem 3G --time 01:30:00 --keep-memo"
+        );
+        // As printed, it is a command line `runner slurm` takes.
+        use clap::Parser;
+        let words = line.strip_prefix("cluster: ").unwrap().split(' ');
+        let parsed = crate::cli::Cli::try_parse_from(words).unwrap();
+        let Some(crate::cli::Command::Slurm(slurm)) = parsed.command else {
+            panic!("not a slurm command: {line}");
+        };
+        assert!(slurm.keep_memo && slurm.shards == 2 && slurm.time == "01:30:00");
+    }
+
+    #[test]
+    fn a_recipe_has_no_more_shards_than_chunks_and_a_limit_of_at_least_ten_minutes() {
+        let recipe = |secs, chunks| cluster_recipe(Path::new("c.toml"), secs, chunks, 0, 1, None);
+        assert!(recipe(1.0, 5).contains("--shards 1 --cpus 1 --mem 1G --time 00:10:00"));
+        // 30 hours of 3 chunks: 3 shards of 10 hours, 20 as the limit.
+        assert!(recipe(30.0 * 3600.0, 3).contains("--shards 3 --cpus 1 --mem 1G --time 20:00:00"));
+    }
 }

@@ -81,7 +81,7 @@ pub struct BuildContext {
 /// A run described from its config alone, before any work and without
 /// building tables or allocating a memo: what `runner plan` prints, and
 /// what the config fuzz test holds to its budget.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Outline {
     /// The cells, in run order.
     pub cells: Vec<CellOutline>,
@@ -95,11 +95,36 @@ pub struct Outline {
     /// One-line notes on settings that were adjusted (a memo cut to what
     /// the machine has).
     pub notes: Vec<String>,
-    /// Why a short timed sample misjudges this run, shown under `runner
-    /// plan`'s estimate: a memo kept from deal to deal makes a long run
-    /// faster than its first chunks, and deals of very uneven cost, each a
-    /// chunk, can make it slower.
-    pub estimate_note: Option<&'static str>,
+    /// Which way a short timed sample misjudges this run, if it does.
+    pub estimate_bias: Option<EstimateBias>,
+}
+
+/// How a short timed sample misjudges a run, for `runner plan`: the note it
+/// prints under its estimate, and how its cluster recipe allows for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EstimateBias {
+    /// A memo kept from deal to deal makes a long run faster than its
+    /// first chunks: the estimate errs long, and the recipe's usual margin
+    /// holds.
+    ErrsLong(&'static str),
+    /// Deals of very uneven cost, each a chunk of its own, make a run
+    /// slower than a sample of a few shows: a whole run has taken up to
+    /// `measured` times its estimate, so the recipe plans on that much.
+    ErrsShort {
+        /// The line under the estimate.
+        note: &'static str,
+        /// The worst measured ratio of a run's time to its estimate.
+        measured: f64,
+    },
+}
+
+impl EstimateBias {
+    /// The line `runner plan` prints under its estimate.
+    pub fn note(&self) -> &'static str {
+        match self {
+            EstimateBias::ErrsLong(note) | EstimateBias::ErrsShort { note, .. } => note,
+        }
+    }
 }
 
 /// One cell of an [`Outline`].

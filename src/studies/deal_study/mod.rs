@@ -16,7 +16,7 @@ use crate::games::cards::{Deal, DealSpace, Dealer, Deck, MAX_RANKS};
 use crate::games::tanhinmin::position::{PACKED_MAX_COPIES, PACKED_MAX_RANKS};
 use crate::games::tanhinmin::roots::RootSpace;
 use crate::random::chunk_rng;
-use crate::study::{CellOutline, Outline};
+use crate::study::{CellOutline, EstimateBias, Outline};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -754,7 +754,8 @@ pub fn outline(config: &Config, source: &DealSource, memo: (usize, Option<String
         },
         budget: memo_budget_bytes(config, source, true),
         notes: memo.1.into_iter().collect(),
-        estimate_note: (source.mode == Mode::Sample && memo.0 > 0).then_some(MEMO_WARMS_NOTE),
+        estimate_bias: (source.mode == Mode::Sample && memo.0 > 0)
+            .then_some(EstimateBias::ErrsLong(MEMO_WARMS_NOTE)),
     }
 }
 

@@ -138,7 +138,7 @@ impl Study for Rates {
             budget_key: "[hands] sizes (the rates DP, one cell at a time)",
             budget: RATES_DP_BUDGET,
             notes: Vec::new(),
-            estimate_note: None,
+            estimate_bias: None,
         }
     }
 
