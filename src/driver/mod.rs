@@ -168,8 +168,17 @@ pub fn run<S: Study>(config: &Config, ctx: &RunContext) -> anyhow::Result<RunOut
         ));
         return Ok(RunOutcome::Interrupted);
     }
-    let warm_up = timing::WarmUp::of_run::<S>(config, ctx.threads);
-    let ahead = warn_if_long(&study, &plan, shard, &mut journal, ctx, warm_up)?;
+    let outline = S::outline(config, ctx.threads);
+    let warm_up = timing::WarmUp::of_memory(outline.memory);
+    let ahead = warn_if_long(
+        &study,
+        &plan,
+        shard,
+        &mut journal,
+        ctx,
+        warm_up,
+        outline.estimate_bias,
+    )?;
     let outcome = engine::run_after(&study, &plan, shard, &opts, &mut journal, ahead, &ctx.stop)?;
     ctx.phase.store(Phase::WRITING, Ordering::SeqCst);
     let cells = match outcome {
