@@ -6,7 +6,7 @@
 use crate::cli::PlanArgs;
 use crate::config::Config;
 use crate::driver::{
-    CHECKPOINT_FILE, Calibration, Deadline, MEMO_FILE, RunContext, checkpoint_progress,
+    CHECKPOINT_FILE, Calibration, Deadline, MEMO_FILE, RunContext, ToTime, checkpoint_progress,
 };
 use crate::engine;
 use crate::exit;
@@ -59,27 +59,39 @@ pub fn main(args: &PlanArgs) -> i32 {
         size_text(OVERHEAD_BYTES)
     );
     let out = args.out.clone().unwrap_or_else(|| config.output_dir());
-    print_checkpoint(&config, &args.config, &outline, &out);
+    let stopped_run = print_checkpoint(&config, &args.config, &outline, &out);
     if args.calibrate_secs == 0 {
         return exit::OK;
     }
     let ctx = RunContext::quiet(args.config.clone(), Default::default(), threads);
     let give_up = give_up_on_a_chunk_that_runs_too_long(args.calibrate_secs);
-    let calibration =
-        match (entry.calibrate)(&config, &ctx, Duration::from_secs(args.calibrate_secs)) {
-            Ok(c) => c,
-            Err(e) => {
-                exit::say_error(format_args!("calibration failed: {e:#}"));
-                return exit::RUNTIME;
-            }
-        };
+    // Beside a checkpoint, what matters is the time its run has left, and
+    // the chunks left are not like the run's: an exhaustive run does its
+    // small cells first. So the sample is of those chunks alone.
+    let to_time = stopped_run.clone().unwrap_or_else(ToTime::whole_run);
+    let budget = Duration::from_secs(args.calibrate_secs);
+    let calibration = match (entry.calibrate)(&config, &ctx, budget, &to_time) {
+        Ok(c) => c,
+        Err(e) => {
+            exit::say_error(format_args!("calibration failed: {e:#}"));
+            return exit::RUNTIME;
+        }
+    };
     drop(give_up);
-    print_estimate(&calibration, threads);
+    print_estimate(&calibration, threads, stopped_run.is_some());
     // A sample of every chunk is the run itself, memo and all.
     let sampled = calibration.chunks_run < calibration.chunks_total;
     let bias = outline.estimate_bias.filter(|_| sampled);
     if let Some(bias) = &bias {
         println!("{}", bias.note());
+    }
+    if stopped_run.is_some() {
+        let (planned, _) = planned_secs(calibration.estimate(), bias);
+        println!(
+            "cluster: a task that continues this checkpoint (with --resume) wants --time {} or more, twice the time left; plan an empty --out for a fresh run's recipe",
+            slurm_time(time_limit_mins(planned))
+        );
+        return exit::OK;
     }
     println!(
         "{}",
@@ -116,14 +128,21 @@ fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) -> Deadline {
 
 /// A run that was stopped leaves its checkpoint in the output directory
 /// (a long one may be committed, to be continued in another session), and
-/// a run there without `--resume` is refused: say what it holds.
-fn print_checkpoint(config: &Config, config_path: &Path, outline: &Outline, out: &Path) {
+/// a run there without `--resume` is refused: say what it holds, and
+/// return the chunks its run has left to do.
+fn print_checkpoint(
+    config: &Config,
+    config_path: &Path,
+    outline: &Outline,
+    out: &Path,
+) -> Option<ToTime> {
     let sizes: Vec<u64> = outline.cells.iter().map(|c| c.chunk_size).collect();
     let total: u64 = outline
         .cells
         .iter()
         .map(|c| c.items.div_ceil(c.chunk_size.max(1)))
         .sum();
+    let mut left = None;
     match checkpoint_progress(config, &sizes, out) {
         Ok(None) => {}
         Ok(Some(found)) => {
@@ -153,6 +172,10 @@ fn print_checkpoint(config: &Config, config_path: &Path, outline: &Outline, out:
                 config_path.display(),
                 out.display()
             );
+            left = Some(ToTime {
+                shard,
+                done: found.done,
+            });
         }
         Err(e) => println!("checkpoint: a run with --resume would refuse it: {e}"),
     }
@@ -166,6 +189,7 @@ fn print_checkpoint(config: &Config, config_path: &Path, outline: &Outline, out:
             memo.display()
         );
     }
+    left
 }
 
 fn print_cells(outline: &Outline) {
@@ -200,8 +224,9 @@ fn print_cells(outline: &Outline) {
 }
 
 /// The estimate, and what it rests on: how many chunks were timed, and
-/// how alike they were (a typical chunk's time beside the slowest's).
-fn print_estimate(c: &Calibration, threads: usize) {
+/// how alike they were (a typical chunk's time beside the slowest's). Of a
+/// stopped run's chunks `left`, the time left.
+fn print_estimate(c: &Calibration, threads: usize, left: bool) {
     let times = &c.chunk_times;
     let spread = if times.count() > 1 {
         format!(
@@ -212,8 +237,13 @@ fn print_estimate(c: &Calibration, threads: usize) {
     } else {
         String::new()
     };
+    let (what, chunks) = if left {
+        ("time left", "chunks left")
+    } else {
+        ("time", "chunks")
+    };
     println!(
-        "time: about {} on {} here (timed {} of {} chunks in {:.2} s{spread}; build {:.2} s); the VM varies by 25% or more",
+        "{what}: about {} on {} here (timed {} of {} {chunks} in {:.2} s{spread}; build {:.2} s); the VM varies by 25% or more",
         duration_text(c.estimate()),
         threads_text(threads),
         grouped(c.chunks_run),
@@ -250,26 +280,41 @@ fn cluster_recipe(
     threads: usize,
     bias: Option<EstimateBias>,
 ) -> String {
-    let (total, keep_memo) = match bias {
-        Some(EstimateBias::ErrsShort { measured, .. }) => {
-            (estimate_secs * measured, " --keep-memo")
-        }
-        _ => (estimate_secs, ""),
-    };
+    let (total, keep_memo) = planned_secs(estimate_secs, bias);
     // No more shards than chunks, nor than `runner slurm` takes.
     let most = chunks_total.clamp(1, crate::cli::MAX_SHARDS);
     let shards = ((total / SHARD_TARGET_SECS).ceil() as u64).clamp(1, most);
     let per_shard = total / shards as f64;
-    let limit_mins = ((2.0 * per_shard / 60.0 / 10.0).ceil() as u64 * 10).max(10);
     let mem_gib = (memory as f64 * 1.25 / f64::from(1u32 << 30))
         .ceil()
         .max(1.0) as u64;
     format!(
-        "cluster: runner slurm --config {} --shards {shards} --cpus {threads} --mem {mem_gib}G --time {:02}:{:02}:00{keep_memo}",
+        "cluster: runner slurm --config {} --shards {shards} --cpus {threads} --mem {mem_gib}G --time {}{}",
         config.display(),
-        limit_mins / 60,
-        limit_mins % 60
+        slurm_time(time_limit_mins(per_shard)),
+        if keep_memo { " --keep-memo" } else { "" }
     )
+}
+
+/// The seconds a recipe plans on for an estimate: the estimate itself, or
+/// for one that errs short its worst measured overrun; and whether the
+/// tasks should keep their memo when stopped at their limit.
+fn planned_secs(estimate_secs: f64, bias: Option<EstimateBias>) -> (f64, bool) {
+    match bias {
+        Some(EstimateBias::ErrsShort { measured, .. }) => (estimate_secs * measured, true),
+        _ => (estimate_secs, false),
+    }
+}
+
+/// A task's time limit for work planned at `secs`: twice that, in whole
+/// tens of minutes, at least ten.
+fn time_limit_mins(secs: f64) -> u64 {
+    ((2.0 * secs / 60.0 / 10.0).ceil() as u64 * 10).max(10)
+}
+
+/// Minutes as sbatch's `--time` takes them.
+fn slurm_time(mins: u64) -> String {
+    format!("{:02}:{:02}:00", mins / 60, mins % 60)
 }
 
 #[cfg(test)]

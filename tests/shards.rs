@@ -832,6 +832,47 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
         said.contains("rechecked: never; --resume --recheck N"),
         "{said}"
     );
+    // Timed, the plan samples the chunks left alone, and says what a task
+    // that continues the checkpoint needs rather than a fresh run's recipe.
+    let total: u64 = said
+        .split_once(&format!("checkpoint: {recorded} of "))
+        .and_then(|(_, rest)| rest.split_once(" chunks done"))
+        .map(|(n, _)| n.replace(',', "").parse().unwrap())
+        .unwrap();
+    let o = run(&[
+        "plan",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--calibrate-secs",
+        "1",
+    ]);
+    ok(&o);
+    let timed = String::from_utf8_lossy(&o.stdout);
+    // Digits in threes, as the plan writes counts.
+    let digits = (total - recorded as u64).to_string();
+    let left = digits
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|g| std::str::from_utf8(g).unwrap())
+        .collect::<Vec<_>>()
+        .join(",");
+    let time_left = timed
+        .lines()
+        .find(|l| l.starts_with("time left: about"))
+        .unwrap_or_else(|| panic!("{timed}"));
+    assert!(
+        time_left.contains(&format!(" of {left} chunks left in ")),
+        "{time_left}"
+    );
+    assert!(
+        timed.contains(
+            "cluster: a task that continues this checkpoint (with --resume) wants --time "
+        ) && !timed.contains("cluster: runner slurm"),
+        "{timed}"
+    );
     // The interim command it prints runs as printed, and counts those chunks.
     let printed = said
         .lines()

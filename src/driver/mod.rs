@@ -21,7 +21,7 @@ pub use context::{
 pub use interim_tables::interim;
 pub use record::{picture_labels, picture_labels_of};
 pub use shard_merge::{Partial, ShardResults, merge, read_partials};
-pub use timing::{Calibration, Deadline, calibrate};
+pub use timing::{Calibration, Deadline, ToTime, calibrate};
 
 use crate::config::Config;
 use crate::engine::{self, Outcome, journal, journal::Journal};
@@ -49,6 +49,8 @@ pub struct CheckpointProgress {
     pub rechecks: Vec<crate::export::manifest::RecheckPassed>,
     /// The shard it belongs to (shards, index); (1, 0) for an unsharded run.
     pub shard: (u64, u64),
+    /// The finished chunks, by global index.
+    pub done: std::collections::HashSet<u64>,
 }
 
 /// What the checkpoint in `out_dir` holds for a run of `config` (chunk
@@ -68,9 +70,10 @@ pub fn checkpoint_progress(
         .unwrap_or((1, 0));
     let held = journal::held(&path, &fingerprint(&hash, shard.0, shard.1))?;
     Ok(held.map(|h| CheckpointProgress {
-        chunks_done: h.chunks,
+        chunks_done: h.done.len() as u64,
         rechecks: h.rechecks,
         shard,
+        done: h.done,
     }))
 }
 

@@ -3,8 +3,9 @@
 
 use super::context::RunContext;
 use crate::config::Config;
-use crate::engine::{self, ChunkTimes, Outcome, journal::Journal, progress};
+use crate::engine::{self, ChunkTimes, journal::Journal, progress};
 use crate::study::{BuildContext, EstimateBias, Study};
+use std::collections::HashSet;
 use std::time::Instant;
 
 /// A short timed sample of a run, for `runner plan`'s estimate.
@@ -30,13 +31,35 @@ impl Calibration {
     }
 }
 
-/// Builds study `S` and times evenly spaced chunks of its plan, more each
-/// round, until a round takes a quarter of `budget` or every chunk has run.
-/// Nothing is written.
+/// Which chunks a plan times: the whole run's, or those a stopped run (or
+/// one shard of it) has left.
+#[derive(Clone, Debug)]
+pub struct ToTime {
+    /// The shard whose chunks are timed.
+    pub shard: engine::Shard,
+    /// Chunks its checkpoint has done, left out of the sample and of the
+    /// estimate.
+    pub done: HashSet<u64>,
+}
+
+impl ToTime {
+    /// Every chunk of the run.
+    pub fn whole_run() -> ToTime {
+        ToTime {
+            shard: engine::Shard::WHOLE,
+            done: HashSet::new(),
+        }
+    }
+}
+
+/// Builds study `S` and times evenly spaced chunks of `what`'s part of its
+/// plan, more each round, until a round takes a quarter of `budget` or
+/// every chunk has run. Nothing is written.
 pub fn calibrate<S: Study>(
     config: &Config,
     ctx: &RunContext,
     budget: std::time::Duration,
+    what: &ToTime,
 ) -> anyhow::Result<Calibration> {
     let built = Instant::now();
     let build = BuildContext {
@@ -57,8 +80,8 @@ pub fn calibrate<S: Study>(
     }) = time_sample(
         &study,
         &plan,
-        engine::Shard::WHOLE,
-        None,
+        what.shard,
+        SampleKeep::Nothing { skip: &what.done },
         ctx,
         budget,
         warm_up,
@@ -66,10 +89,14 @@ pub fn calibrate<S: Study>(
     else {
         anyhow::bail!("stopped during calibration");
     };
+    let part = what.shard.chunks_of(&plan);
+    let done = (what.done.iter())
+        .filter(|&&global| plan.cell_of(global, what.shard).is_some())
+        .count() as u64;
     Ok(Calibration {
         build_seconds,
         chunks_run,
-        chunks_total: plan.len(),
+        chunks_total: part.saturating_sub(done),
         seconds,
         chunk_times,
     })
@@ -85,22 +112,30 @@ pub(super) struct Sample {
     pub chunk_times: ChunkTimes,
 }
 
-/// Where a run's timing sample keeps its chunks: the run's journal, and the
-/// counts and time the run will count as its own.
-pub(super) type KeptSample<'a, C> = (&'a mut Journal<C>, &'a mut engine::Ahead<C>);
+/// What a timing sample does with the chunks it runs.
+pub(super) enum SampleKeep<'a, C> {
+    /// Keeps them for the run: journalled, and kept in the [`engine::Ahead`]
+    /// as counts and time the run will count as its own.
+    ForTheRun(&'a mut Journal<C>, &'a mut engine::Ahead<C>),
+    /// Writes nothing, and leaves out the chunks a stopped run has done.
+    Nothing {
+        /// Those chunks.
+        skip: &'a HashSet<u64>,
+    },
+}
 
 /// Runs evenly spaced chunks of `run_shard`'s part of `plan` quietly, more
 /// each round, until a round takes a quarter of `budget` or every chunk has
 /// run; returns what the last round took, or `None` if a stop was
-/// requested meanwhile. With the run's journal and an
-/// [`engine::Ahead`], the chunks run are journalled and kept there, so the
-/// run counts them instead of doing them again (a chunk of a 26x26 deal
-/// under 11-back can take an hour); without, nothing is written.
+/// requested meanwhile. With [`SampleKeep::ForTheRun`], the chunks run
+/// are journalled and kept, so the run counts them instead of doing them
+/// again (a chunk of a 26x26 deal under 11-back can take an hour); with
+/// [`SampleKeep::Nothing`], nothing is written.
 pub(super) fn time_sample<S: Study>(
     study: &S,
     plan: &engine::Plan,
     run_shard: engine::Shard,
-    mut keep: Option<KeptSample<'_, S::Counts>>,
+    mut keep: SampleKeep<'_, S::Counts>,
     ctx: &RunContext,
     budget: std::time::Duration,
     warm_up: WarmUp,
@@ -122,22 +157,20 @@ pub(super) fn time_sample<S: Study>(
             index: run_shard.index + run_shard.count * ((round as u64 * 7919) % stride),
         };
         let timer = Instant::now();
-        let (chunks_run, chunk_times) = match keep.as_mut() {
-            Some((journal, ahead)) => {
+        let (chunks_run, chunk_times) = match &mut keep {
+            SampleKeep::ForTheRun(journal, ahead) => {
                 let before = ahead.len();
                 if !engine::run_ahead(study, plan, shard, &opts, journal, ahead, &ctx.stop)? {
                     return Ok(None);
                 }
                 (ahead.len() - before, ahead.last_part_times())
             }
-            None => match engine::run(study, plan, shard, &opts, None, &ctx.stop)? {
-                Outcome::Complete(cells) => {
-                    let mut times = ChunkTimes::default();
-                    cells.iter().for_each(|c| times.merge(&c.chunk_times));
-                    (shard.chunks_of(plan), times)
+            SampleKeep::Nothing { skip } => {
+                match engine::run_sample(study, plan, shard, &opts, skip, &ctx.stop)? {
+                    Some(ran) => ran,
+                    None => return Ok(None),
                 }
-                Outcome::Interrupted { .. } => return Ok(None),
-            },
+            }
         };
         let seconds = timer.elapsed().as_secs_f64();
         let warmed = warm_up.round_is_timed(round, seconds, budget);
@@ -277,7 +310,7 @@ pub(super) fn warn_if_long<S: Study>(
         study,
         plan,
         shard,
-        Some((&mut *journal, &mut ahead)),
+        SampleKeep::ForTheRun(&mut *journal, &mut ahead),
         ctx,
         std::time::Duration::from_millis(1000),
         warm_up,

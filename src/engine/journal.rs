@@ -613,8 +613,8 @@ fn read_back<C: DeserializeOwned>(
 /// What a journal holds, for `runner plan`.
 #[derive(Debug, PartialEq)]
 pub struct Held {
-    /// Finished chunks.
-    pub chunks: u64,
+    /// Finished chunks, by global index.
+    pub done: std::collections::HashSet<u64>,
     /// The rechecks it passed, in file order.
     pub rechecks: Vec<RecheckPassed>,
 }
@@ -631,7 +631,7 @@ pub fn held(path: &Path, fingerprint: &str) -> anyhow::Result<Option<Held>> {
     let found =
         read_back::<IgnoredAny>(path, &Header::named(fingerprint), true, Remedy::StartOver)?;
     Ok(found.exists.then_some(Held {
-        chunks: found.restored.len() as u64,
+        done: found.restored.into_iter().collect(),
         rechecks: found.rechecks,
     }))
 }
@@ -791,7 +791,7 @@ mod tests {
         let err = j.record_recheck(passed(&[4])).err().unwrap();
         assert!(err.to_string().contains("chunk 4"), "{err}");
         drop(j);
-        assert_eq!(held(&path, "abc").unwrap().map(|h| h.chunks), Some(3));
+        assert_eq!(held(&path, "abc").unwrap().map(|h| h.done.len()), Some(3));
         let mut j = Journal::<Vec<u32>>::open(&path, "abc", true).unwrap();
         assert_eq!(j.done_chunks(), [3, 0, 9]);
         assert_eq!(restored(&j)[&9], vec![5]);
@@ -959,15 +959,15 @@ mod tests {
     fn held_reads_without_writing_and_refuses_what_a_resume_refuses() {
         let (_dir, path) = tmp("done");
         assert!(
-            held(&path, "abc").unwrap().map(|h| h.chunks).is_none(),
+            held(&path, "abc").unwrap().map(|h| h.done.len()).is_none(),
             "no journal"
         );
         drop(Journal::<Vec<u32>>::open(&path, "abc", false).unwrap());
-        assert_eq!(held(&path, "abc").unwrap().map(|h| h.chunks), Some(0));
+        assert_eq!(held(&path, "abc").unwrap().map(|h| h.done.len()), Some(0));
         two_chunks_and_a_torn_line(&path);
         let before = std::fs::read(&path).unwrap();
         assert_eq!(
-            held(&path, "abc").unwrap().map(|h| h.chunks),
+            held(&path, "abc").unwrap().map(|h| h.done.len()),
             Some(2),
             "torn line"
         );
@@ -980,7 +980,7 @@ mod tests {
         assert!(crate::error::is_refused(&err), "{err}");
         std::fs::write(&path, "").unwrap();
         assert!(
-            held(&path, "abc").unwrap().map(|h| h.chunks).is_none(),
+            held(&path, "abc").unwrap().map(|h| h.done.len()).is_none(),
             "empty"
         );
     }

@@ -523,6 +523,34 @@ pub fn run_ahead<S: Workload>(
     Ok(matches!(outcome, Outcome::Complete(_)))
 }
 
+/// Runs `part`'s chunks of `plan` but those in `skip`, writing nothing: a
+/// timing sample of what a stopped run has left (`runner plan` beside its
+/// checkpoint). Returns how many chunks ran and their times, or `None` if a
+/// stop was requested.
+pub fn run_sample<S: Workload>(
+    study: &S,
+    plan: &Plan,
+    part: Shard,
+    opts: &RunOptions,
+    skip: &HashSet<u64>,
+    stop: &AtomicBool,
+) -> anyhow::Result<Option<(u64, ChunkTimes)>> {
+    // Chunks done ahead are skipped; those this sample runs join them.
+    let mut ahead = Ahead::<S::Counts>::new(plan.cells());
+    ahead.chunks = skip.clone();
+    let outcome = run_chunks(
+        study,
+        plan,
+        part,
+        opts,
+        None,
+        Chunks::Ahead(&mut ahead),
+        stop,
+    )?;
+    let ran = ahead.len() - skip.len() as u64;
+    Ok(matches!(outcome, Outcome::Complete(_)).then_some((ran, ahead.last_part)))
+}
+
 /// A journal's finished chunks, merged into their cells.
 pub struct Restored<C> {
     /// Per cell, the merged counts of its finished chunks.
@@ -1298,5 +1326,32 @@ mod tests {
         assert!(out[0].chunk_times.slowest_secs() >= 0.3);
         drop(journal);
         let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_sample_of_what_a_run_has_left_skips_the_chunks_done() {
+        let study = Sleeps(vec![2, 2, 300, 2, 2, 2]);
+        let plan = Plan::new(&study);
+        let stop = AtomicBool::new(false);
+        let sample = |part, skip: &[u64]| {
+            let skip = skip.iter().copied().collect();
+            run_sample(&study, &plan, part, &quiet(2), &skip, &stop)
+                .unwrap()
+                .unwrap()
+        };
+        // Nothing done: all six, the slow one among them.
+        let (ran, times) = sample(Shard::WHOLE, &[]);
+        assert_eq!((ran, times.count()), (6, 6));
+        assert!(times.slowest_secs() >= 0.3, "{times:?}");
+        // The slow chunk done: five run, none slow.
+        let (ran, times) = sample(Shard::WHOLE, &[2]);
+        assert_eq!((ran, times.count()), (5, 5));
+        assert!(times.slowest_secs() < 0.3, "{times:?}");
+        // Within a part: chunks 1, 3 and 5, of which 3 is done (and 0,
+        // done too, is not the part's).
+        let (ran, _) = sample(Shard { count: 2, index: 1 }, &[0, 3]);
+        assert_eq!(ran, 2);
+        // Everything done: nothing runs.
+        assert_eq!(sample(Shard::WHOLE, &[0, 1, 2, 3, 4, 5]).0, 0);
     }
 }

@@ -31,7 +31,12 @@ pub struct StudyEntry {
     /// What a run will do and hold, from the config alone ([`Study::outline`]).
     pub outline: fn(&Config, usize) -> Outline,
     /// Times a short sample of the run ([`driver::calibrate`]).
-    pub calibrate: fn(&Config, &RunContext, std::time::Duration) -> anyhow::Result<Calibration>,
+    pub calibrate: fn(
+        &Config,
+        &RunContext,
+        std::time::Duration,
+        &driver::ToTime,
+    ) -> anyhow::Result<Calibration>,
     /// Runs (a shard of) the study.
     pub run: fn(&Config, &RunContext) -> anyhow::Result<RunOutcome>,
     /// Merges the shards of a run.
