@@ -834,39 +834,18 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     );
     // Timed, the plan samples the chunks left alone, and says what a task
     // that continues the checkpoint needs rather than a fresh run's recipe.
-    let total: u64 = said
-        .split_once(&format!("checkpoint: {recorded} of "))
-        .and_then(|(_, rest)| rest.split_once(" chunks done"))
-        .map(|(n, _)| n.replace(',', "").parse().unwrap())
-        .unwrap();
-    let o = run(&[
-        "plan",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--calibrate-secs",
-        "1",
-    ]);
-    ok(&o);
-    let timed = String::from_utf8_lossy(&o.stdout);
-    // Digits in threes, as the plan writes counts.
-    let digits = (total - recorded as u64).to_string();
-    let left = digits
-        .as_bytes()
-        .rchunks(3)
-        .rev()
-        .map(|g| std::str::from_utf8(g).unwrap())
-        .collect::<Vec<_>>()
-        .join(",");
+    let total = count_between(
+        &said,
+        &format!("checkpoint: {recorded} of "),
+        " chunks done",
+    );
+    let timed = plan_timed(&cfg, &out, "1");
     let time_left = timed
         .lines()
         .find(|l| l.starts_with("time left: about"))
         .unwrap_or_else(|| panic!("{timed}"));
-    assert!(
-        time_left.contains(&format!(" of {left} chunks left in ")),
-        "{time_left}"
-    );
+    let timed_of = count_between(time_left, " of ", " chunks left in ");
+    assert_eq!(timed_of, total - recorded as u64, "{time_left}");
     assert!(
         timed.contains(
             "cluster: a task that continues this checkpoint (with --resume) wants --time "
@@ -927,9 +906,24 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert_eq!(tables(&fresh), tables(&whole));
 }
 
+/// The count (digits in threes, as the runner writes them) between the
+/// first `before` in `text` and the `after` that follows it.
+fn count_between(text: &str, before: &str, after: &str) -> u64 {
+    text.split_once(before)
+        .and_then(|(_, rest)| rest.split_once(after))
+        .and_then(|(n, _)| n.replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("no count between {before:?} and {after:?} in {text}"))
+}
+
 /// What `runner plan` prints for `cfg` run into `out`, without timing a
 /// sample.
 fn plan_without_timing(cfg: &Path, out: &Path) -> String {
+    plan_timed(cfg, out, "0")
+}
+
+/// What `runner plan` prints for `cfg` run into `out`, timing a sample for
+/// `calibrate_secs`.
+fn plan_timed(cfg: &Path, out: &Path, calibrate_secs: &str) -> String {
     let o = run(&[
         "plan",
         "--config",
@@ -937,7 +931,7 @@ fn plan_without_timing(cfg: &Path, out: &Path) -> String {
         "--out",
         out.to_str().unwrap(),
         "--calibrate-secs",
-        "0",
+        calibrate_secs,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     String::from_utf8(o.stdout).unwrap()
