@@ -1179,6 +1179,7 @@ fn plan_shows_cells_memory_time_and_a_cluster_recipe_without_writing() {
         "memory: about",
         "time: about",
         "cluster: runner slurm --config",
+        "add --merge-recheck N to have the merge job solve N chunks again",
     ] {
         assert!(out.contains(word), "`{word}` in {out}");
     }
