@@ -125,7 +125,7 @@ pub struct PlanArgs {
     /// Worker threads the run will use [default: all cores].
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
-    /// Seconds to spend timing a sample of the run on this machine; 0 skips the estimate.
+    /// Seconds to spend timing a sample of the run on this machine (beside a stopped run's checkpoint, of the chunks it has left, for the time left); 0 skips the estimate.
     #[arg(long, value_name = "SECS", default_value_t = 4, value_parser = clap::value_parser!(u64).range(0..=600))]
     pub calibrate_secs: u64,
 }
