@@ -64,7 +64,8 @@ pub fn main(args: &PlanArgs) -> i32 {
         return exit::OK;
     }
     let ctx = RunContext::quiet(args.config.clone(), Default::default(), threads);
-    let give_up = give_up_on_a_chunk_that_runs_too_long(args.calibrate_secs);
+    let errs_short = matches!(outline.estimate_bias, Some(EstimateBias::ErrsShort { .. }));
+    let give_up = give_up_on_a_chunk_that_runs_too_long(args.calibrate_secs, errs_short);
     // Beside a checkpoint, what matters is the time its run has left, and
     // the chunks left are not like the run's: an exhaustive run does its
     // small cells first. So the sample is of those chunks alone.
@@ -114,12 +115,18 @@ pub fn main(args: &PlanArgs) -> i32 {
 /// deal under 11-back took over one), so a plan could hang far past its
 /// budget. Past ten times the budget (at least [`GIVE_UP_AFTER_AT_LEAST`])
 /// the plan says what it knows and ends: it has written nothing, so ending
-/// it mid-chunk loses nothing.
-fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64) -> Deadline {
+/// it mid-chunk loses nothing. Where single chunks are known to run long
+/// (`keep_memo`), the cluster's tasks are told to keep their memo.
+fn give_up_on_a_chunk_that_runs_too_long(calibrate_secs: u64, keep_memo: bool) -> Deadline {
     let limit = Duration::from_secs(10 * calibrate_secs).max(GIVE_UP_AFTER_AT_LEAST);
+    let how = if keep_memo {
+        "`runner slurm --keep-memo`, with --resume, so that a task stopped at its limit carries its deals under way on when resubmitted"
+    } else {
+        "`runner slurm`, with --resume"
+    };
     Deadline::start(limit, move || {
         println!(
-            "estimate: unknown: the timed sample was still running after {}, so its chunks are slow; this is a run for a cluster (`runner slurm`, with --resume)",
+            "estimate: unknown: the timed sample was still running after {}, so its chunks are slow; this is a run for a cluster ({how})",
             duration_text(limit.as_secs_f64())
         );
         std::process::exit(exit::OK);

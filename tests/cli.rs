@@ -1748,6 +1748,8 @@ fn a_plan_whose_sample_chunk_runs_for_hours_ends_at_its_limit() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("memory: about"), "{text}");
     assert!(text.contains("estimate: unknown"), "{text}");
+    // Its deals outlast a task's limit: the tasks keep their memo.
+    assert!(text.contains("`runner slurm --keep-memo`"), "{text}");
     assert!(started.elapsed() < std::time::Duration::from_secs(80));
 }
 
