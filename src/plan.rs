@@ -360,6 +360,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sample_beside_a_checkpoint_times_the_chunk_left_though_its_first_rounds_meet_none() {
+        // 200 chunks of 3x3 deals, all done but the last: the sample's
+        // first rounds land on done chunks only, and a budget of nothing
+        // has run out by then; the estimate must still rest on a chunk
+        // timed, not on none.
+        let text = "[experiment]\nname = \"t\"\nmode = \"sample\"\ndeals = 819200\n[hands]\nsizes = [[3, 3]]\n";
+        let config = Config::parse(text, "t.toml").unwrap();
+        let entry = studies::find(&config.experiment.study).unwrap();
+        let total = (entry.outline)(&config, 2).plan().len();
+        assert_eq!(total, 200);
+        let to_time = ToTime {
+            shard: engine::Shard::WHOLE,
+            done: (0..total - 1).collect(),
+        };
+        let ctx = RunContext::quiet("t.toml".into(), Default::default(), 2);
+        let c = (entry.calibrate)(&config, &ctx, Duration::ZERO, &to_time).unwrap();
+        assert_eq!((c.chunks_run, c.chunks_total), (1, 1));
+        assert_eq!(c.chunk_times.count(), 1);
+    }
+
+    #[test]
     fn a_recipe_has_no_more_shards_than_chunks_and_a_limit_of_at_least_ten_minutes() {
         let recipe = |secs, chunks| cluster_recipe(Path::new("c.toml"), secs, chunks, 0, 1, None);
         assert!(recipe(1.0, 5).contains("--shards 1 --cpus 1 --mem 1G --time 00:10:00"));

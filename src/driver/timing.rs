@@ -174,8 +174,13 @@ pub(super) fn time_sample<S: Study>(
         };
         let seconds = timer.elapsed().as_secs_f64();
         let warmed = warm_up.round_is_timed(round, seconds, budget);
+        // A round whose chunks were all done before (beside a checkpoint)
+        // timed nothing, however long the rounds before it took.
+        let timed_some = chunks_run > 0;
         if stride == 1
-            || (warmed && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
+            || (warmed
+                && timed_some
+                && (seconds * 4.0 >= budget.as_secs_f64() || started.elapsed() >= budget))
         {
             return Ok(Some(Sample {
                 chunks_run,
