@@ -64,8 +64,10 @@ pub fn main(args: &PlanArgs) -> i32 {
         return exit::OK;
     }
     let ctx = RunContext::quiet(args.config.clone(), Default::default(), threads);
-    let errs_short = matches!(outline.estimate_bias, Some(EstimateBias::ErrsShort { .. }));
-    let give_up = give_up_on_a_chunk_that_runs_too_long(args.calibrate_secs, errs_short);
+    let give_up = give_up_on_a_chunk_that_runs_too_long(
+        args.calibrate_secs,
+        EstimateBias::errs_short(outline.estimate_bias),
+    );
     // Beside a checkpoint, what matters is the time its run has left, and
     // the chunks left are not like the run's: an exhaustive run does its
     // small cells first. So the sample is of those chunks alone.
@@ -87,7 +89,7 @@ pub fn main(args: &PlanArgs) -> i32 {
         println!("{}", bias.note());
     }
     if stopped_run.is_some() {
-        let (planned, _) = planned_secs(calibration.estimate(), bias);
+        let planned = EstimateBias::at_worst(bias, calibration.estimate());
         println!(
             "cluster: a task that continues this checkpoint (with --resume) wants --time {} or more, twice the time left; plan an empty --out for a fresh run's recipe",
             slurm_time(time_limit_mins(planned))
@@ -169,7 +171,7 @@ fn print_checkpoint(
             };
             println!(
                 "checkpoint: {} of {} chunks{whose} done in {}; add{flags} --resume to continue the run (without it the run is refused)",
-                grouped(found.chunks_done),
+                grouped(found.done.len() as u64),
                 grouped(of_shard),
                 out.join(CHECKPOINT_FILE).display()
             );
@@ -287,7 +289,7 @@ fn cluster_recipe(
     threads: usize,
     bias: Option<EstimateBias>,
 ) -> String {
-    let (total, keep_memo) = planned_secs(estimate_secs, bias);
+    let total = EstimateBias::at_worst(bias, estimate_secs);
     // No more shards than chunks, nor than `runner slurm` takes.
     let most = chunks_total.clamp(1, crate::cli::MAX_SHARDS);
     let shards = ((total / SHARD_TARGET_SECS).ceil() as u64).clamp(1, most);
@@ -299,18 +301,12 @@ fn cluster_recipe(
         "cluster: runner slurm --config {} --shards {shards} --cpus {threads} --mem {mem_gib}G --time {}{}",
         config.display(),
         slurm_time(time_limit_mins(per_shard)),
-        if keep_memo { " --keep-memo" } else { "" }
+        if EstimateBias::errs_short(bias) {
+            " --keep-memo"
+        } else {
+            ""
+        }
     )
-}
-
-/// The seconds a recipe plans on for an estimate: the estimate itself, or
-/// for one that errs short its worst measured overrun; and whether the
-/// tasks should keep their memo when stopped at their limit.
-fn planned_secs(estimate_secs: f64, bias: Option<EstimateBias>) -> (f64, bool) {
-    match bias {
-        Some(EstimateBias::ErrsShort { measured, .. }) => (estimate_secs * measured, true),
-        _ => (estimate_secs, false),
-    }
 }
 
 /// A task's time limit for work planned at `secs`: twice that, in whole

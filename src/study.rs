@@ -125,6 +125,20 @@ impl EstimateBias {
             EstimateBias::ErrsLong(note) | EstimateBias::ErrsShort { note, .. } => note,
         }
     }
+
+    /// Does the run take longer than its estimate, at worst?
+    pub fn errs_short(bias: Option<EstimateBias>) -> bool {
+        matches!(bias, Some(EstimateBias::ErrsShort { .. }))
+    }
+
+    /// The seconds to plan a run on, for an estimate of `estimate_secs`:
+    /// the estimate, or where it errs short, its worst measured overrun.
+    pub fn at_worst(bias: Option<EstimateBias>, estimate_secs: f64) -> f64 {
+        match bias {
+            Some(EstimateBias::ErrsShort { measured, .. }) => estimate_secs * measured,
+            _ => estimate_secs,
+        }
+    }
 }
 
 /// One cell of an [`Outline`].

@@ -98,13 +98,13 @@ fn every_committed_checkpoint_resumes_under_its_config() {
         // A whole run's, to be continued with --resume alone.
         assert_eq!(done.shard, (1, 0), "{}", checkpoint.display());
         assert_eq!(
-            (done.chunks_done as usize, done.rechecks.len()),
+            (done.done.len(), done.rechecks.len()),
             (lines_of(" {\"chunk\":"), lines_of(" {\"recheck\":")),
             "{}",
             checkpoint.display()
         );
         assert_eq!(
-            done.chunks_done as usize + done.rechecks.len(),
+            done.done.len() + done.rechecks.len(),
             text.lines().count() - 1,
             "{}: every line after the header is a chunk or a recheck",
             checkpoint.display()

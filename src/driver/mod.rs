@@ -43,8 +43,6 @@ use timing::warn_if_long;
 /// What a stopped run's checkpoint holds, for `runner plan`.
 #[derive(Debug, PartialEq)]
 pub struct CheckpointProgress {
-    /// Finished chunks it records.
-    pub chunks_done: u64,
     /// The rechecks it passed (`--recheck N`), in the order they ran.
     pub rechecks: Vec<crate::export::manifest::RecheckPassed>,
     /// The shard it belongs to (shards, index); (1, 0) for an unsharded run.
@@ -70,7 +68,6 @@ pub fn checkpoint_progress(
         .unwrap_or((1, 0));
     let held = journal::held(&path, &fingerprint(&hash, shard.0, shard.1))?;
     Ok(held.map(|h| CheckpointProgress {
-        chunks_done: h.done.len() as u64,
         rechecks: h.rechecks,
         shard,
         done: h.done,

@@ -347,24 +347,19 @@ pub(super) fn warn_if_long<S: Study>(
 /// estimated at 20 minutes took 82.
 fn long_run_note(estimate: f64, bias: Option<EstimateBias>, threads: usize) -> Option<String> {
     let duration = crate::export::duration_text;
-    let (longest, how_long) = match bias {
-        Some(EstimateBias::ErrsShort { measured, .. }) => (
-            estimate * measured,
-            format!(
-                "about {} to {} on {} (timed on a sample, which rarely meets the slowest of these deals)",
-                duration(estimate),
-                duration(estimate * measured),
-                crate::export::threads_text(threads)
-            ),
-        ),
-        _ => (
-            estimate,
-            format!(
-                "about {} on {} (timed on a sample)",
-                duration(estimate),
-                crate::export::threads_text(threads)
-            ),
-        ),
+    let longest = EstimateBias::at_worst(bias, estimate);
+    let threads = crate::export::threads_text(threads);
+    let how_long = if EstimateBias::errs_short(bias) {
+        format!(
+            "about {} to {} on {threads} (timed on a sample, which rarely meets the slowest of these deals)",
+            duration(estimate),
+            duration(longest),
+        )
+    } else {
+        format!(
+            "about {} on {threads} (timed on a sample)",
+            duration(estimate)
+        )
     };
     (longest > LONG_RUN_SECONDS).then(|| {
         format!(
