@@ -503,6 +503,53 @@ impl Config {
     }
 }
 
+/// serde's message in a researcher's words: the kinds it expects named as
+/// TOML names them, not as Rust types (`u64`, `a sequence`), and a value
+/// it quotes in its own long spelling (`1e99` as a hundred digits) given
+/// as `typed`, what the file says, when that is short.
+fn in_plain_words(message: &str, typed: Option<&str>) -> String {
+    let mut plain = message
+        .replace(" as i128,", ",")
+        .replace("invalid type: sequence,", "invalid type: a list,")
+        .replace("invalid type: map,", "invalid type: a table,");
+    for (rust, toml) in [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        (
+            "expected u64",
+            "expected a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            "expected usize",
+            "expected a whole number from 0 to 18446744073709551615",
+        ),
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list, [...]"),
+        ("expected a map", "expected a table"),
+    ] {
+        if let Some(rest) = plain.strip_suffix(rust) {
+            plain = format!("{rest}{toml}");
+        }
+    }
+    const LONGEST_QUOTED: usize = 40;
+    let typed = typed
+        .map(str::trim)
+        .filter(|t| (1..=LONGEST_QUOTED).contains(&t.len()) && !t.contains(['\n', '`']));
+    if let (Some(typed), Some((before, rest))) = (typed, plain.split_once('`'))
+        && let Some((quoted, after)) = rest.split_once('`')
+        && quoted.len() > LONGEST_QUOTED
+    {
+        plain = format!("{before}`{typed}`{after}");
+    }
+    plain
+}
+
 /// A config is a few hundred bytes; anything past this is not one (and
 /// `/dev/zero` must not fill the memory).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -511,9 +558,11 @@ const MAX_CONFIG_BYTES: u64 = 1 << 20;
 fn describe_toml_error(origin: &str, text: &str, err: &toml::de::Error) -> String {
     let message = err.message().trim().replace('\n', " ");
     let Some(span) = err.span() else {
-        return format!("{origin}: {message}");
+        return format!("{origin}: {}", in_plain_words(&message, None));
     };
     let start = span.start.min(text.len());
+    let typed = text.get(start..span.end.min(text.len()));
+    let message = in_plain_words(&message, typed);
     let line_no = text[..start].matches('\n').count() + 1;
     let line = text.lines().nth(line_no - 1).unwrap_or("");
     let table = text
@@ -538,5 +587,81 @@ fn describe_toml_error(origin: &str, text: &str, err: &toml::de::Error) -> Strin
         format!("{origin}: line {line_no}: {message}")
     } else {
         format!("{origin}: {place} (line {line_no}): {message}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(text: &str) -> String {
+        Config::parse(text, "c.toml").unwrap_err().0
+    }
+
+    const HEAD: &str =
+        "[experiment]\nname = \"x\"\nstudy = \"variant\"\nmode = \"sample\"\nseed = 1\n";
+
+    /// A mistyped value is named in TOML's words with the range it may
+    /// take, and quoted as the file spells it, not as a hundred digits.
+    #[test]
+    fn a_value_of_the_wrong_kind_is_named_in_tomls_words() {
+        let cases = [
+            (
+                "deals = 1e99\n",
+                "`1e99`, expected a whole number from 0 to 18446744073709551615",
+            ),
+            (
+                "deals = 1.5\n",
+                "`1.5`, expected a whole number from 0 to 18446744073709551615",
+            ),
+            (
+                "deals = 18446744073709551616\n",
+                "`18446744073709551616`, expected a whole number",
+            ),
+            (
+                "deals = 4\n[rules]\nback = -3\n",
+                "`-3`, expected a whole number from 0 to 4294967295",
+            ),
+            ("deals = 4\n[hands]\nsizes = 13\n", "expected a list, [...]"),
+            (
+                "deals = [1]\n",
+                "invalid type: a list, expected a whole number",
+            ),
+            (
+                "deals = { a = 1 }\n",
+                "invalid type: a table, expected a whole number",
+            ),
+        ];
+        for (tail, want) in cases {
+            let line = refusal(&format!("{HEAD}{tail}"));
+            assert!(line.contains(want), "{tail:?}: {line}");
+            assert!(
+                !line.contains("u64") && !line.contains("u32") && !line.contains("i128"),
+                "{line}"
+            );
+            assert!(line.len() < 160 && !line.contains('\n'), "{line}");
+        }
+    }
+
+    /// A quoted value is replaced only when serde's spelling is long and
+    /// the file's is short; otherwise serde's message stands.
+    #[test]
+    fn a_quoted_value_is_replaced_only_when_long() {
+        let long = format!(
+            "invalid type: floating point `{}.0`, expected u64",
+            "1".repeat(60)
+        );
+        assert_eq!(
+            in_plain_words(&long, Some(" 1.1e59 ")),
+            "invalid type: floating point `1.1e59`, expected a whole number from 0 to 18446744073709551615"
+        );
+        assert!(in_plain_words(&long, Some(&"9".repeat(41))).contains(&"1".repeat(60)));
+        assert_eq!(
+            in_plain_words(
+                "invalid type: boolean `true`, expected a string",
+                Some("true")
+            ),
+            "invalid type: boolean `true`, expected a string"
+        );
     }
 }
