@@ -89,6 +89,13 @@ pub fn main(args: &PlanArgs) -> i32 {
         println!("{}", bias.note());
     }
     if stopped_run.is_some() {
+        if kept_memo_bytes(&out).is_some() {
+            // The sample cannot read the kept memo without the run's
+            // memory and the minutes a large one takes to read.
+            println!(
+                "note: the time left is timed on a fresh memo; the kept memo carries the deals under way on, so for those it errs long"
+            );
+        }
         let planned = EstimateBias::at_worst(bias, calibration.estimate());
         println!(
             "cluster: a task that continues this checkpoint (with --resume) wants --time {} or more, twice the time left; plan an empty --out for a fresh run's recipe",
@@ -188,17 +195,22 @@ fn print_checkpoint(
         }
         Err(e) => println!("checkpoint: a run with --resume would refuse it: {e}"),
     }
-    let memo = out.join(MEMO_FILE);
-    if let Ok(meta) = std::fs::metadata(&memo)
-        && meta.is_file()
-    {
+    if let Some(bytes) = kept_memo_bytes(out) {
         println!(
             "kept memo: {} in {}, which --resume reads back (the deals under way carry on)",
-            size_text(meta.len()),
-            memo.display()
+            size_text(bytes),
+            out.join(MEMO_FILE).display()
         );
     }
     left
+}
+
+/// The size of the memo a stopped run kept in `out`, if it kept one.
+fn kept_memo_bytes(out: &Path) -> Option<u64> {
+    std::fs::metadata(out.join(MEMO_FILE))
+        .ok()
+        .filter(|meta| meta.is_file())
+        .map(|meta| meta.len())
 }
 
 fn print_cells(outline: &Outline) {

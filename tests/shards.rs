@@ -849,7 +849,8 @@ fn sigterm_checkpoints_and_exits_with_its_own_code() {
     assert!(
         timed.contains(
             "cluster: a task that continues this checkpoint (with --resume) wants --time "
-        ) && !timed.contains("cluster: runner slurm"),
+        ) && !timed.contains("cluster: runner slurm")
+            && !timed.contains("the kept memo carries"),
         "{timed}"
     );
     // The interim command it prints runs as printed, and counts those chunks.
@@ -2422,6 +2423,18 @@ fn a_kept_memo_carries_a_deal_under_way_over_a_stop() {
     assert!(
         said.contains("kept memo: ") && said.contains("memo.bin"),
         "{said}"
+    );
+    // Its sample of the deal left cannot use the kept memo, and says so.
+    let timed = plan_timed(&cfg, &out, "1");
+    assert!(
+        timed.contains("time left: ")
+            && timed.contains("note: the time left is timed on a fresh memo"),
+        "{timed}"
+    );
+    assert_eq!(
+        std::fs::read(&memo).unwrap(),
+        kept,
+        "the plan leaves the memo"
     );
 
     // Damaged, or another run's: refused, and left for the user to delete.
