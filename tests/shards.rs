@@ -1168,8 +1168,14 @@ fn slurm_scripts_quote_or_refuse_hostile_values() {
     let array = std::fs::read_to_string(scripts.join("array.sbatch")).unwrap();
     assert!(array.contains("#SBATCH --partition=short"));
     let path = format!("{}:{}", stubs.display(), std::env::var("PATH").unwrap());
+    // The line it prints is the command, pasted as printed.
+    let said = String::from_utf8(o.stdout.clone()).unwrap();
+    let submit_line = said
+        .lines()
+        .find_map(|l| l.strip_prefix("submit with: "))
+        .unwrap_or_else(|| panic!("{said}"));
     let submitted = std::process::Command::new("bash")
-        .arg(scripts.join("submit.sh"))
+        .args(["-c", submit_line])
         .current_dir(&odd)
         .env("PATH", &path)
         .output()
