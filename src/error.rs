@@ -92,6 +92,19 @@ pub fn say(message: impl std::fmt::Display) {
     eprintln!("{}", on_one_line(&message.to_string()));
 }
 
+/// `text` as one shell word, single-quoted unless every character is one
+/// no shell treats specially: for a path in a command the runner prints
+/// for pasting, so that it runs as printed from a directory with spaces or
+/// `;` in its name.
+pub fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +116,26 @@ mod tests {
         assert_eq!(on_one_line("a/x\nb: no such file"), "a/x\\nb: no such file");
         assert_eq!(on_one_line("p\r\t\u{1b}[31m"), "p\\r\\t\\u{1b}[31m");
         assert_eq!(on_one_line("μ(X, Y) `a` \"b\" é"), "μ(X, Y) `a` \"b\" é");
+    }
+
+    /// A word bash reads back as the text it was made from, whatever the
+    /// text holds (the single quote included).
+    #[test]
+    fn a_shell_word_is_read_back_by_bash_as_the_text() {
+        for text in [
+            "scripts/slurm/deal8",
+            "odd dir; touch PWNED & (x)/submit.sh",
+            "it's $HOME `x` \\ \"q\"",
+            "",
+            "*",
+        ] {
+            let word = shell_word(text);
+            let o = std::process::Command::new("bash")
+                .args(["-c", &format!("printf %s {word}")])
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(o.stdout).unwrap(), text, "{word}");
+        }
+        assert_eq!(shell_word("a/b-c_d.e"), "a/b-c_d.e");
     }
 }

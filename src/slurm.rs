@@ -32,18 +32,6 @@ fn safe<'a>(what: &str, value: &'a str) -> Result<&'a str, String> {
     }
 }
 
-/// `text` as one shell word, single-quoted unless every character is one
-/// no shell treats specially, so that a printed command runs as printed
-/// from a `--dir` with spaces or `;` in it.
-fn shell_word(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
-
 /// Whether `time` has one of the shapes sbatch's `--time` takes. Checked
 /// here so that a typo ("4h") is one line now, not a rejected submission
 /// after the scripts were copied to the cluster.
@@ -259,7 +247,7 @@ pub fn main(args: &SlurmArgs) -> i32 {
             );
             println!(
                 "submit with: bash {}",
-                shell_word(&dir.join("submit.sh").display().to_string())
+                crate::error::shell_word(&dir.join("submit.sh").display().to_string())
             );
             exit::OK
         }
@@ -272,28 +260,7 @@ pub fn main(args: &SlurmArgs) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_slurm_memory, is_slurm_time, shell_word};
-
-    /// A word bash reads back as the text it was made from, whatever the
-    /// text holds (the single quote included).
-    #[test]
-    fn a_shell_word_is_read_back_by_bash_as_the_text() {
-        for text in [
-            "scripts/slurm/deal8",
-            "odd dir; touch PWNED & (x)/submit.sh",
-            "it's $HOME `x` \\ \"q\"",
-            "",
-            "*",
-        ] {
-            let word = shell_word(text);
-            let o = std::process::Command::new("bash")
-                .args(["-c", &format!("printf %s {word}")])
-                .output()
-                .unwrap();
-            assert_eq!(String::from_utf8(o.stdout).unwrap(), text, "{word}");
-        }
-        assert_eq!(shell_word("a/b-c_d.e"), "a/b-c_d.e");
-    }
+    use super::{is_slurm_memory, is_slurm_time};
 
     #[test]
     fn times_and_sizes_are_read_as_sbatch_reads_them() {

@@ -1390,6 +1390,45 @@ fn diff_holds_exact_tables_equal_and_sampled_rates_to_a_test() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
+/// The plan's cluster line is a command that runs as printed, from a
+/// config in a directory whose name a shell would split or run.
+#[cfg(unix)]
+#[test]
+fn the_plans_cluster_line_runs_as_printed_from_an_odd_directory() {
+    let dir = scratch("plan-odd");
+    let odd = dir.join("odd dir; touch PWNED & (x)");
+    std::fs::create_dir_all(&odd).unwrap();
+    let config = odd.join("quick.toml");
+    std::fs::copy(repo("configs/quick.toml"), &config).unwrap();
+    let o = run(&[
+        "plan",
+        "--config",
+        config.to_str().unwrap(),
+        "--calibrate-secs",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = String::from_utf8(o.stdout).unwrap();
+    let line = said
+        .lines()
+        .find_map(|l| l.strip_prefix("cluster: "))
+        .unwrap_or_else(|| panic!("{said}"));
+    let pasted = std::process::Command::new("bash")
+        .args(["-c", &format!("runner() {{ \"$RUNNER\" \"$@\"; }}; {line}")])
+        .env("RUNNER", env!("CARGO_BIN_EXE_runner"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(pasted.status.success(), "{line}: {}", stderr(&pasted));
+    let written = String::from_utf8(pasted.stdout).unwrap();
+    assert!(written.contains("submit with: bash"), "{written}");
+    assert!(
+        dir.join("scripts/slurm/quick/submit.sh").is_file(),
+        "{written}"
+    );
+    assert!(!dir.join("PWNED").exists() && !odd.join("PWNED").exists());
+}
+
 #[test]
 fn dry_run_prints_the_plan_and_runs_nothing() {
     let dir = scratch("dry-run");
