@@ -537,6 +537,12 @@ fn in_plain_words(message: &str, typed: Option<&str>) -> String {
             plain = format!("{rest}{toml}");
         }
     }
+    // A table named by its Rust struct: "expected struct Experiment".
+    if let Some((rest, name)) = plain.rsplit_once("expected struct ")
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        plain = format!("{rest}expected a table");
+    }
     const LONGEST_QUOTED: usize = 40;
     let typed = typed
         .map(str::trim)
@@ -577,6 +583,12 @@ fn describe_toml_error(origin: &str, text: &str, err: &toml::de::Error) -> Strin
         .split_once('=')
         .map(|(k, _)| k.trim().to_string())
         .filter(|k| !k.is_empty() && !k.starts_with('['));
+    // toml says "duplicate key" of a table given twice too.
+    let message = match (&key, message.as_str()) {
+        (Some(_), "duplicate key") => "set twice; keep one".to_string(),
+        (None, "duplicate key") => "this table is given twice; merge them into one".to_string(),
+        _ => message,
+    };
     let place = match (table, key) {
         (Some(t), Some(k)) => format!("{t} {k}"),
         (Some(t), None) => t,
@@ -631,6 +643,14 @@ mod tests {
                 "deals = { a = 1 }\n",
                 "invalid type: a table, expected a whole number",
             ),
+            (
+                "deals = 4\nseed = 2\n",
+                "[experiment] seed (line 7): set twice; keep one",
+            ),
+            (
+                "deals = 4\n[hands]\nsizes = [[3, 3]]\n[hands]\n",
+                "[hands] (line 9): this table is given twice; merge them into one",
+            ),
         ];
         for (tail, want) in cases {
             let line = refusal(&format!("{HEAD}{tail}"));
@@ -641,6 +661,16 @@ mod tests {
             );
             assert!(line.len() < 160 && !line.contains('\n'), "{line}");
         }
+    }
+
+    /// A table given a value is named as a table, not as a Rust struct.
+    #[test]
+    fn a_table_given_a_value_is_named_as_a_table() {
+        let line = refusal("experiment = 5\n");
+        assert!(
+            line.ends_with("invalid type: integer `5`, expected a table"),
+            "{line}"
+        );
     }
 
     /// A quoted value is replaced only when serde's spelling is long and
