@@ -105,6 +105,41 @@ pub fn shell_word(text: &str) -> String {
     }
 }
 
+/// The one of `known` that `typed` most likely misspells, if one is near
+/// enough: within one edit for a short word, a third of its letters for a
+/// longer one, and nearer than any other. For "did you mean" in the one
+/// line of a refusal, as clap gives for flags.
+pub fn did_you_mean<'a>(typed: &str, known: &[&'a str]) -> Option<&'a str> {
+    let allowed = (typed.chars().count() / 3).max(1);
+    let mut by_distance: Vec<(usize, &str)> = known
+        .iter()
+        .map(|&k| (edit_distance(&typed.to_lowercase(), &k.to_lowercase()), k))
+        .filter(|&(d, _)| d <= allowed)
+        .collect();
+    by_distance.sort();
+    match by_distance.as_slice() {
+        [(d, best), rest @ ..] if rest.first().is_none_or(|(next, _)| next > d) => Some(best),
+        _ => None,
+    }
+}
+
+/// Levenshtein distance over characters: insertions, deletions and
+/// substitutions, one each.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +172,25 @@ mod tests {
             assert_eq!(String::from_utf8(o.stdout).unwrap(), text, "{word}");
         }
         assert_eq!(shell_word("a/b-c_d.e"), "a/b-c_d.e");
+    }
+
+    /// A near misspelling gets its word; a tie, or nothing near, none.
+    #[test]
+    fn a_misspelt_word_is_matched_to_the_nearest_known_one() {
+        let keys = ["name", "study", "mode", "seed", "deals"];
+        assert_eq!(did_you_mean("dealz", &keys), Some("deals"));
+        assert_eq!(did_you_mean("Seeds", &keys), Some("seed"));
+        assert_eq!(did_you_mean("studdy", &keys), Some("study"));
+        assert_eq!(did_you_mean("x", &keys), None);
+        assert_eq!(did_you_mean("hands", &keys), None);
+        assert_eq!(did_you_mean("mede", &keys), Some("mode"));
+        // One edit from both: no guess.
+        assert_eq!(did_you_mean("cat", &["bat", "hat"]), None);
+        let studies = ["tanhinmin", "rates", "variant", "score", "strategy"];
+        assert_eq!(did_you_mean("variantt", &studies), Some("variant"));
+        assert_eq!(did_you_mean("stratgy", &studies), Some("strategy"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("μ0", "μ1"), 1);
     }
 }

@@ -543,6 +543,13 @@ fn in_plain_words(message: &str, typed: Option<&str>) -> String {
     {
         plain = format!("{rest}expected a table");
     }
+    // serde calls a value of a fixed set a "variant", as is one study here.
+    if let Some(rest) = plain.strip_prefix("unknown variant `") {
+        plain = format!("unknown value `{rest}");
+    }
+    if let Some(guess) = guessed_name(&plain) {
+        plain = format!("{plain}; did you mean `{guess}`?");
+    }
     const LONGEST_QUOTED: usize = 40;
     let typed = typed
         .map(str::trim)
@@ -554,6 +561,17 @@ fn in_plain_words(message: &str, typed: Option<&str>) -> String {
         plain = format!("{before}`{typed}`{after}");
     }
     plain
+}
+
+/// Of "unknown field `dealz`, expected one of `name`, …, `deals`" (or an
+/// unknown value), the name meant, if one is near.
+fn guessed_name(message: &str) -> Option<&str> {
+    let rest = message
+        .strip_prefix("unknown field `")
+        .or_else(|| message.strip_prefix("unknown value `"))?;
+    let (typed, expected) = rest.split_once('`')?;
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    crate::error::did_you_mean(typed, &known)
 }
 
 /// A config is a few hundred bytes; anything past this is not one (and
@@ -644,6 +662,19 @@ mod tests {
                 "invalid type: a table, expected a whole number",
             ),
             (
+                "dealz = 4\n",
+                "unknown field `dealz`, expected one of `name`, `study`, `mode`, `seed`, `deals`; did you mean `deals`?",
+            ),
+            ("deals = 4\n[rulez]\nback = 9\n", "; did you mean `rules`?"),
+            (
+                "deals = 4\n[hands]\nsizes = [[3, 3]]\nside = 2\n",
+                "unknown field `side`",
+            ),
+            (
+                "deals = 4\n[hands]\nsizes = [[3, 3]]\nsize = 2\n",
+                "did you mean `sizes`?",
+            ),
+            (
                 "deals = 4\nseed = 2\n",
                 "[experiment] seed (line 7): set twice; keep one",
             ),
@@ -659,8 +690,26 @@ mod tests {
                 !line.contains("u64") && !line.contains("u32") && !line.contains("i128"),
                 "{line}"
             );
-            assert!(line.len() < 160 && !line.contains('\n'), "{line}");
+            assert!(line.len() < 240 && !line.contains('\n'), "{line}");
         }
+    }
+
+    /// A value of a fixed set is an unknown value, not serde's "variant",
+    /// with the one meant; a word near none of the names gets no guess.
+    #[test]
+    fn a_misspelt_name_is_answered_with_the_one_meant() {
+        let mode = refusal(&HEAD.replace("\"sample\"", "\"samples\""));
+        assert!(
+            mode.ends_with(
+                "unknown value `samples`, expected `exhaustive` or `sample`; did you mean `sample`?"
+            ),
+            "{mode}"
+        );
+        let far = refusal(&format!("{HEAD}deals = 4\n[hands]\nside = 2\n"));
+        assert!(
+            far.contains("unknown field `side`") && !far.contains("did you mean"),
+            "{far}"
+        );
     }
 
     /// A table given a value is named as a table, not as a Rust struct.

@@ -159,8 +159,11 @@ pub fn parse_config(text: &str, origin: &str) -> Result<Config, Refused> {
 fn check(config: &Config) -> Result<(), String> {
     let study = &config.experiment.study;
     let Some(entry) = find(study) else {
+        let guess = crate::error::did_you_mean(study, &names())
+            .map(|g| format!("; did you mean `{g}`?"))
+            .unwrap_or_default();
         return Err(format!(
-            "[experiment] study: unknown study `{study}`, expected one of: {}",
+            "[experiment] study: unknown study `{study}`, expected one of: {}{guess}",
             names().join(", ")
         ));
     };
@@ -234,6 +237,19 @@ sizes = [[2, 2]]
         assert_eq!(c.hands.field, 0);
         assert_eq!(c.output_dir(), PathBuf::from("results/t"));
         assert_eq!(c.experiment.study, "tanhinmin");
+    }
+
+    /// A misspelt study is answered with the one meant.
+    #[test]
+    fn a_misspelt_study_is_answered_with_the_one_meant() {
+        let text = GOOD.replace("name = \"t\"", "name = \"t\"\nstudy = \"stratgy\"");
+        assert!(
+            err(&text).ends_with("; did you mean `strategy`?"),
+            "{}",
+            err(&text)
+        );
+        let text = GOOD.replace("name = \"t\"", "name = \"t\"\nstudy = \"chess\"");
+        assert!(!err(&text).contains("did you mean"), "{}", err(&text));
     }
 
     #[test]
