@@ -105,26 +105,29 @@ pub fn shell_word(text: &str) -> String {
     }
 }
 
-/// The one of `known` that `typed` most likely misspells, if one is near
-/// enough: within one edit for a short word, a third of its letters for a
-/// longer one, and nearer than any other. For "did you mean" in the one
-/// line of a refusal, as clap gives for flags.
+/// The one name of `known` within two edits (letters inserted, removed
+/// or changed) of `typed`, ignoring case, if exactly one is nearest: a
+/// misspelt key, value, study or column gets a suggestion ("did you mean"),
+/// as clap gives for flags, instead of only the list of every name. A
+/// name of two letters or fewer is two edits from many (`` from `c1`):
+/// a guess there would be noise.
 pub fn did_you_mean<'a>(typed: &str, known: &[&'a str]) -> Option<&'a str> {
-    let allowed = (typed.chars().count() / 3).max(1);
-    let mut by_distance: Vec<(usize, &str)> = known
-        .iter()
-        .map(|&k| (edit_distance(&typed.to_lowercase(), &k.to_lowercase()), k))
-        .filter(|&(d, _)| d <= allowed)
-        .collect();
-    by_distance.sort();
-    match by_distance.as_slice() {
-        [(d, best), rest @ ..] if rest.first().is_none_or(|(next, _)| next > d) => Some(best),
-        _ => None,
+    let typed = typed.to_lowercase();
+    let mut best: Option<(usize, &str, bool)> = None;
+    for &candidate in known {
+        let d = edit_distance(&typed, &candidate.to_lowercase());
+        best = match best {
+            Some((b, _, _)) if d > b => best,
+            Some((b, c, _)) if d == b => Some((b, c, true)),
+            _ => Some((d, candidate, false)),
+        };
     }
+    best.filter(|&(d, _, tied)| d <= 2 && d < typed.chars().count() && !tied)
+        .map(|(_, c, _)| c)
 }
 
-/// Levenshtein distance over characters: insertions, deletions and
-/// substitutions, one each.
+/// The fewest single-letter insertions, removals and changes that turn
+/// `a` into `b` (Levenshtein's distance), by the usual one-row table.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -182,7 +185,7 @@ mod tests {
         assert_eq!(did_you_mean("Seeds", &keys), Some("seed"));
         assert_eq!(did_you_mean("studdy", &keys), Some("study"));
         assert_eq!(did_you_mean("x", &keys), None);
-        assert_eq!(did_you_mean("hands", &keys), None);
+        assert_eq!(did_you_mean("colour", &keys), None);
         assert_eq!(did_you_mean("mede", &keys), Some("mode"));
         // One edit from both: no guess.
         assert_eq!(did_you_mean("cat", &["bat", "hat"]), None);
@@ -190,6 +193,13 @@ mod tests {
         assert_eq!(did_you_mean("variantt", &studies), Some("variant"));
         assert_eq!(did_you_mean("stratgy", &studies), Some("strategy"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("field", "field"), 0);
+        assert_eq!(edit_distance("feild", "field"), 2);
+        assert_eq!(edit_distance("secnd", "second"), 1);
+        let columns = ["mu0", "mu1", "first"];
+        assert_eq!(did_you_mean("mu2", &columns), None, "as near mu0 as mu1");
+        assert_eq!(did_you_mean("FIRST", &columns), Some("first"));
+        assert_eq!(did_you_mean("turn", &columns), None);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("μ0", "μ1"), 1);
     }

@@ -667,10 +667,6 @@ mod tests {
             ),
             ("deals = 4\n[rulez]\nback = 9\n", "; did you mean `rules`?"),
             (
-                "deals = 4\n[hands]\nsizes = [[3, 3]]\nside = 2\n",
-                "unknown field `side`",
-            ),
-            (
                 "deals = 4\n[hands]\nsizes = [[3, 3]]\nsize = 2\n",
                 "did you mean `sizes`?",
             ),
@@ -705,9 +701,9 @@ mod tests {
             ),
             "{mode}"
         );
-        let far = refusal(&format!("{HEAD}deals = 4\n[hands]\nside = 2\n"));
+        let far = refusal(&format!("{HEAD}deals = 4\n[hands]\ncolour = 2\n"));
         assert!(
-            far.contains("unknown field `side`") && !far.contains("did you mean"),
+            far.contains("unknown field `colour`") && !far.contains("did you mean"),
             "{far}"
         );
     }

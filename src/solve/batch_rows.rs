@@ -74,12 +74,14 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
         }
         let Some(k) = KNOWN_COLUMNS.iter().position(|&c| c == known) else {
             let recorded: Vec<&str> = RECORDED_COLUMNS.iter().map(|c| c.name).collect();
-            let every = KNOWN_COLUMNS
+            let every: Vec<&str> = KNOWN_COLUMNS
                 .iter()
                 .chain(&recorded)
                 .chain(&PASSED_OVER_COLUMNS)
-                .chain(HAND_ALIASES.iter().map(|(alias, _)| alias));
-            if let Some(near) = nearest(name, every) {
+                .chain(HAND_ALIASES.iter().map(|(alias, _)| alias))
+                .copied()
+                .collect();
+            if let Some(near) = crate::error::did_you_mean(name, &every) {
                 return Err(format!(
                     "{origin}: column `{}` is not one a batch file may have; did you mean `{near}`? (the first line names the columns)",
                     shown(name)
@@ -155,43 +157,6 @@ pub fn parse(origin: &str, text: &str, rules: Rules) -> Result<Vec<Row>, String>
         ));
     }
     Ok(rows)
-}
-
-/// The one name of `names` within two edits (letters inserted, removed
-/// or changed) of `name`, ignoring case, if exactly one is nearest: a
-/// misspelt column gets a suggestion instead of the list of every column.
-fn nearest<'a>(name: &str, names: impl Iterator<Item = &'a &'a str>) -> Option<&'a str> {
-    let name = name.to_ascii_lowercase();
-    let mut best: Option<(usize, &str, bool)> = None;
-    for &candidate in names {
-        let d = edit_distance(&name, &candidate.to_ascii_lowercase());
-        best = match best {
-            Some((b, _, _)) if d > b => best,
-            Some((b, c, _)) if d == b => Some((b, c, true)),
-            _ => Some((d, candidate, false)),
-        };
-    }
-    // A name of two letters or fewer is two edits from many (`` from
-    // `c1`): a guess there would be noise.
-    best.filter(|&(d, _, tied)| d <= 2 && d < name.chars().count() && !tied)
-        .map(|(_, c, _)| c)
-}
-
-/// The fewest single-letter insertions, removals and changes that turn
-/// `a` into `b` (Levenshtein's distance), by the usual one-row table.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let changed = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = changed.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 /// A file's text quoted in a message: control characters escaped (a
@@ -368,24 +333,5 @@ mod tests {
             assert!(e.contains(problem), "{problem:?} in {e}");
             assert!(!e.contains('\n'), "{e}");
         }
-    }
-
-    /// The distance counts each kind of edit once, and a name as far from
-    /// two columns gets no suggestion.
-    #[test]
-    fn misspelt_columns_are_matched_to_the_nearest_name() {
-        assert_eq!(edit_distance("field", "field"), 0);
-        assert_eq!(edit_distance("feild", "field"), 2);
-        assert_eq!(edit_distance("secnd", "second"), 1);
-        assert_eq!(edit_distance("", "mu0"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        let names = ["mu0", "mu1", "first"];
-        assert_eq!(
-            nearest("mu2", names.iter()),
-            None,
-            "as near to mu0 as to mu1"
-        );
-        assert_eq!(nearest("FIRST", names.iter()), Some("first"));
-        assert_eq!(nearest("turn", names.iter()), None);
     }
 }
