@@ -2033,7 +2033,24 @@ fn table_refuses_a_rate_no_run_writes_and_an_unknown_column() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("no column `rate`") && stderr(&o).contains("first_win_rate"),
+        stderr(&o).contains("no column `rate`")
+            && stderr(&o).contains("first_win_rate")
+            && !stderr(&o).contains("did you mean"),
+        "{}",
+        stderr(&o)
+    );
+    // A name near one column gets it; a table near one table too.
+    let o = run(&["table", dir.to_str().unwrap(), "--columns", "n_frist"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no column `n_frist`; did you mean `n_first`?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["table", dir.to_str().unwrap(), "--table", "stat.csv"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no such table; did you mean `stats.csv`?"),
         "{}",
         stderr(&o)
     );

@@ -79,9 +79,11 @@ pub fn text(
                 dir.display()
             )
         } else {
+            let known: Vec<&str> = here.iter().map(String::as_str).collect();
             format!(
-                "{}: no such table; the tables there are {}",
+                "{}: no such table;{} the tables there are {}",
                 path.display(),
+                guess(name, &known),
                 here.join(", ")
             )
         }));
@@ -193,8 +195,10 @@ impl CsvTable {
         let mut picked = Vec::with_capacity(columns.len());
         for column in columns {
             let Some(i) = self.header.iter().position(|h| h == column) else {
+                let known: Vec<&str> = self.header.iter().map(String::as_str).collect();
                 return Err(refuse(format!(
-                    "{name}: no column `{column}`; its columns are {}",
+                    "{name}: no column `{column}`;{} its columns are {}",
+                    guess(column, &known),
                     self.header.join(", ")
                 )));
             };
@@ -264,6 +268,13 @@ fn sample() -> CsvTable {
         b"n_first,first_win_rate,who\n8,0.575164091,first\n",
     )
     .unwrap()
+}
+
+/// " did you mean `x`?" when `typed` is near one of `known`, else nothing.
+fn guess(typed: &str, known: &[&str]) -> String {
+    crate::error::did_you_mean(typed, known)
+        .map(|near| format!(" did you mean `{near}`?"))
+        .unwrap_or_default()
 }
 
 /// `text` on one line, without control characters: a field or a comment
