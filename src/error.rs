@@ -1,6 +1,9 @@
 //! The one error type that lower layers use to say "the input is wrong",
 //! as opposed to a fault: the top layer turns a [`Refused`] into exit
-//! status 2 and anything else into 3.
+//! status 2 and anything else into 3. Beside it, the few text helpers that
+//! every refusal and printed command share: one line
+//! ([`on_one_line`]), a path as a shell word ([`shell_word`]) and the
+//! name a misspelling meant ([`did_you_mean`]).
 
 use std::fmt;
 
