@@ -254,6 +254,12 @@ fn claim_configs_refuse_bad_values_with_one_line() {
             "[experiment]\nname = \"m\"\nstudy = \"mahjong\"\nmode = \"exhaustive\"\n[[mahjong.ranges]]\ntiles = [136]\nmax_replacements = 3\nhorizon = 140\npermutation_max_effective = 4\nuniqueness_max_effective = 4\n".to_string(),
             "[mahjong] ranges[0].horizon",
         ),
+        // Every value from 0 to u32::MAX: 2^32 values, one past a u32,
+        // which once wrapped to none and left the claim untested.
+        (
+            "[experiment]\nname = \"m\"\nstudy = \"mahjong\"\nmode = \"exhaustive\"\n[[mahjong.ranges]]\ntiles = [136]\nmax_replacements = 1\nhorizon = 18\nmin_effective = 0\npermutation_max_effective = 4294967295\nuniqueness_max_effective = 4\n".to_string(),
+            "[mahjong] ranges[0].permutation_max_effective: too many ordered tuples",
+        ),
     ];
     for (i, (text, key)) in cases.iter().enumerate() {
         let cfg = dir.join(format!("bad{i}.toml"));

@@ -194,7 +194,9 @@ impl Mahjong {
                     s,
                     horizon,
                     min: r.min_effective,
-                    base: r.permutation_max_effective - r.min_effective + 1,
+                    base: (r.permutation_max_effective - r.min_effective)
+                        .checked_add(1)
+                        .expect("bounded by validation"),
                     max_d: r.max_replacements,
                     max: 0,
                     by_hash: Vec::new(),
@@ -268,8 +270,9 @@ impl Suite for Mahjong {
                     ));
                 }
             }
-            let tuples = u64::from(r.permutation_max_effective - r.min_effective + 1)
-                .checked_pow(r.max_replacements);
+            // In u64: 0..=u32::MAX is 2^32 values, one past a u32.
+            let values = u64::from(r.permutation_max_effective) - u64::from(r.min_effective) + 1;
+            let tuples = values.checked_pow(r.max_replacements);
             if tuples.is_none_or(|n| n > 500_000_000) {
                 return Err(format!(
                     "{}: too many ordered tuples to check (over 500 million)",
