@@ -331,6 +331,7 @@ mod damaged_tables {
                     "inf",
                     "2.5",
                     "99999999999999999999999999999",
+                    "3000000000",
                 ])
             )
                 .prop_map(|(i, v)| Damage::Number(i, v)),
@@ -375,6 +376,39 @@ mod damaged_tables {
             }
         }
         out
+    }
+
+    /// A μ row no run writes is refused, not drawn: the picture's grid is
+    /// as wide as the largest μ, and a μ of three billion once made `runner
+    /// plot` ask for gigabytes (and, one past u32, overflowed).
+    #[test]
+    fn a_mu_row_no_run_writes_is_refused_not_drawn() {
+        let header = "n_first,n_second,field,mu0,mu1,deals,first_wins\n";
+        let good = "2,2,0,1,0,10,10\n";
+        let labels = Labels {
+            run: "t".into(),
+            context: "c".into(),
+        };
+        let drawn = format!("{header}{good}2,2,0,2,2,5,0\n");
+        assert!(pictures(&[("mu.csv", drawn.as_bytes())], &labels).is_ok());
+        for row in [
+            "2,2,0,3000000000,0,5,0",
+            "2,2,0,3,0,5,0",
+            "2,2,0,0,3,5,0",
+            "2,2,0,1.5,0,5,0",
+            "2.5,2,0,1,0,5,0",
+            "-2,2,0,0,0,5,0",
+            "20000,2,0,20000,0,5,0",
+        ] {
+            let table = format!("{header}{good}{row}\n");
+            match pictures(&[("mu.csv", table.as_bytes())], &labels) {
+                Err(e) => assert!(
+                    is_refused(&e) && format!("{e:#}").contains("no run writes it"),
+                    "{row}: {e:#}"
+                ),
+                Ok(_) => panic!("{row}: drawn"),
+            }
+        }
     }
 
     proptest! {

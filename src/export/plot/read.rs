@@ -172,11 +172,32 @@ pub struct MuCell {
     pub first_wins: f64,
 }
 
-/// Reads `mu.csv`; `what` names it in errors.
+/// More cards in a hand than any deck the runner deals holds (64 ranks of
+/// at most 255 copies each). A `mu.csv` row past it is damaged, and the μ
+/// picture, whose grid is as wide as the largest μ, would not fit in memory.
+const MOST_CARDS_A_HAND: f64 = 64.0 * 255.0;
+
+/// Reads `mu.csv`; `what` names it in errors. A row no run writes is
+/// refused: hand sizes and μ values that are not whole numbers, a hand
+/// past [`MOST_CARDS_A_HAND`], or a μ above its hand's size (μ(A, B)
+/// pairs cards of A, so μ0 is at most the first hand's cards and μ1 the
+/// second's).
 pub fn read_mu(bytes: &[u8], what: &str) -> anyhow::Result<Vec<MuCell>> {
     read_rows(bytes, &MU_READ_COLUMNS, &[], what)?
         .into_iter()
         .map(|(v, _)| {
+            let whole = |x: f64| x >= 0.0 && x.fract() == 0.0;
+            let (n_first, n_second, mu0, mu1) = (v[0], v[1], v[2], v[3]);
+            if !(v[..4].iter().all(|&x| whole(x))
+                && n_first <= MOST_CARDS_A_HAND
+                && n_second <= MOST_CARDS_A_HAND
+                && mu0 <= n_first
+                && mu1 <= n_second)
+            {
+                return Err(refuse(format!(
+                    "{what}: μ ({mu0}, {mu1}) of {n_first}x{n_second}: no run writes it (μ0 and μ1 are whole numbers at most the first and the second hand's cards)"
+                )));
+            }
             if !(0.0 <= v[5] && v[5] <= v[4]) {
                 return Err(refuse(format!(
                     "{what}: μ ({}, {}) of {}x{}: {} first-player wins of {} deals",
