@@ -179,7 +179,7 @@ const MOST_CARDS_A_HAND: f64 = 64.0 * 255.0;
 
 /// Reads `mu.csv`; `what` names it in errors. A row no run writes is
 /// refused: hand sizes and μ values that are not whole numbers, a hand
-/// past [`MOST_CARDS_A_HAND`], or a μ above its hand's size (μ(A, B)
+/// past `MOST_CARDS_A_HAND`, or a μ above its hand's size (μ(A, B)
 /// pairs cards of A, so μ0 is at most the first hand's cards and μ1 the
 /// second's).
 pub fn read_mu(bytes: &[u8], what: &str) -> anyhow::Result<Vec<MuCell>> {
