@@ -174,7 +174,7 @@ fn table(args: &crate::cli::TableArgs) -> i32 {
             format!(
                 "{} holds the checkpoint of a run not finished, whose tables so far `runner interim --config FILE --out {} --to DIR` writes",
                 args.dir.display(),
-                crate::error::shell_word(&args.dir.display().to_string())
+                crate::error::path_word(&args.dir)
             )
         });
     let manifest = match Recorded::read(&args.dir) {

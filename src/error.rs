@@ -95,6 +95,12 @@ pub fn say(message: impl std::fmt::Display) {
     eprintln!("{}", on_one_line(&message.to_string()));
 }
 
+/// `path` as one shell word ([`shell_word`]), for a command printed for
+/// pasting.
+pub fn path_word(path: &std::path::Path) -> String {
+    shell_word(&path.display().to_string())
+}
+
 /// `text` as one shell word, single-quoted unless every character is one
 /// no shell treats specially: for a path in a command the runner prints
 /// for pasting, so that it runs as printed from a directory with spaces or

@@ -185,8 +185,8 @@ fn print_checkpoint(
             println!("{}", manifest::rechecks_line(&found.rechecks));
             println!(
                 "interim: `runner interim --config {} --out {} --to DIR` writes the tables of the chunks done so far",
-                path_word(config_path),
-                path_word(out)
+                crate::error::path_word(config_path),
+                crate::error::path_word(out)
             );
             left = Some(ToTime {
                 shard,
@@ -203,11 +203,6 @@ fn print_checkpoint(
         );
     }
     left
-}
-
-/// `path` as one word of a command printed for pasting.
-fn path_word(path: &Path) -> String {
-    crate::error::shell_word(&path.display().to_string())
 }
 
 /// The size of the memo a stopped run kept in `out`, if it kept one.
@@ -316,7 +311,7 @@ fn cluster_recipe(
         .max(1.0) as u64;
     format!(
         "cluster: runner slurm --config {} --shards {shards} --cpus {threads} --mem {mem_gib}G --time {}{}",
-        path_word(config),
+        crate::error::path_word(config),
         slurm_time(time_limit_mins(per_shard)),
         if EstimateBias::errs_short(bias) {
             " --keep-memo"

@@ -247,7 +247,7 @@ pub fn main(args: &SlurmArgs) -> i32 {
             );
             println!(
                 "submit with: bash {}",
-                crate::error::shell_word(&dir.join("submit.sh").display().to_string())
+                crate::error::path_word(&dir.join("submit.sh"))
             );
             exit::OK
         }
