@@ -51,7 +51,7 @@ pub fn main(args: &PlanArgs) -> i32 {
     print_cells(&outline);
     let memory = outline.memory + OVERHEAD_BYTES;
     println!(
-        "memory: about {} ({} for tables and memo, bound by {} = {}, plus {} for the program)",
+        "memory: about {} ({} for tables and memo, which {} caps at {}; plus {} for the program)",
         size_text(memory),
         size_text(outline.memory),
         outline.budget_key,

@@ -110,9 +110,11 @@ pub fn read_result_file(path: &Path) -> anyhow::Result<Vec<u8>> {
 }
 
 /// A size for messages: MiB (rounded up, so nothing reads as 0), GiB
-/// from 10 GiB.
+/// from 10 GiB, TiB from 10 TiB (a typed budget can be that large).
 pub fn size_text(bytes: u64) -> String {
-    if bytes >= 10 << 30 {
+    if bytes >= 10 << 40 {
+        format!("{:.1} TiB", bytes as f64 / (1u64 << 40) as f64)
+    } else if bytes >= 10 << 30 {
         format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
     } else {
         format!("{} MiB", bytes.div_ceil(1 << 20))
@@ -220,6 +222,18 @@ mod tests {
         assert_eq!(duration_text(12_000.0), "3h 20m");
         assert_eq!(duration_text(598_274.0), "6d 22h");
         assert_eq!(duration_text(f64::INFINITY), "?");
+    }
+
+    #[test]
+    fn sizes_read_in_the_unit_that_keeps_them_short() {
+        assert_eq!(size_text(0), "0 MiB");
+        assert_eq!(size_text(1), "1 MiB");
+        assert_eq!(size_text(512 << 20), "512 MiB");
+        assert_eq!(size_text(10 << 30), "10.0 GiB");
+        // The largest `[solver] memo_mb` a user typed in a fuzz run read
+        // as "97656250.0 GiB".
+        assert_eq!(size_text(99_999_999_999 << 20), "95367.4 TiB");
+        assert_eq!(size_text(u64::MAX), "16777216.0 TiB");
     }
 
     #[test]
