@@ -79,11 +79,10 @@ pub fn text(
                 dir.display()
             )
         } else {
-            let known: Vec<&str> = here.iter().map(String::as_str).collect();
             format!(
                 "{}: no such table;{} the tables there are {}",
                 path.display(),
-                guess(name, &known),
+                guess(name, &here),
                 here.join(", ")
             )
         }));
@@ -195,10 +194,9 @@ impl CsvTable {
         let mut picked = Vec::with_capacity(columns.len());
         for column in columns {
             let Some(i) = self.header.iter().position(|h| h == column) else {
-                let known: Vec<&str> = self.header.iter().map(String::as_str).collect();
                 return Err(refuse(format!(
                     "{name}: no column `{column}`;{} its columns are {}",
-                    guess(column, &known),
+                    guess(column, &self.header),
                     self.header.join(", ")
                 )));
             };
@@ -271,8 +269,9 @@ fn sample() -> CsvTable {
 }
 
 /// " did you mean `x`?" when `typed` is near one of `known`, else nothing.
-fn guess(typed: &str, known: &[&str]) -> String {
-    crate::error::did_you_mean(typed, known)
+fn guess(typed: &str, known: &[String]) -> String {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    crate::error::did_you_mean(typed, &known)
         .map(|near| format!(" did you mean `{near}`?"))
         .unwrap_or_default()
 }
