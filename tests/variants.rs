@@ -1153,8 +1153,10 @@ const RULE_SETS: [Rules; 3] = Rules::SHIPPED;
 /// under each rule set, from the lead, on a field card and (with a back
 /// rule) in a reversed trick, over one shared table kept across the deals
 /// as a run keeps it. The twin without a table checks positions of up to
-/// about 14 cards; these have 18. The upgrade pruning forced on under
-/// 11-back is caught on the same deals.
+/// about 14 cards; these have 18. A solver that keeps positions of more
+/// than 12 cards out of the shared table, in a small table of its own (as
+/// runs of 13x13 deals keep those of more than 18), must agree too. The
+/// upgrade pruning forced on under 11-back is caught on the same deals.
 #[test]
 fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
     use runner::games::tanhinmin::memo::SharedMemo;
@@ -1166,6 +1168,13 @@ fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
     for rules in RULE_SETS {
         let table = Arc::new(SharedMemo::grouped(64 << 20));
         let mut fast = VariantSolver::with_shared(rules, table, 1 << 20, 16 << 20);
+        let mut routed = VariantSolver::with_shared(
+            rules,
+            Arc::new(SharedMemo::grouped(64 << 20)),
+            1 << 16,
+            16 << 20,
+        )
+        .sharing_positions_up_to(12);
         let mut forced =
             VariantSolver::new(rules, 64 << 20, 16 << 20).with_upgrade_pruning_forced();
         let mut twin = MemoTwin::new(rules, 20_000_000);
@@ -1188,6 +1197,11 @@ fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
                     fast.mover_wins_in(&p, rev),
                     want,
                     "{rules:?}: {x:?} against {y:?} on {f}, reversed {rev}"
+                );
+                assert_eq!(
+                    routed.mover_wins_in(&p, rev),
+                    want,
+                    "{rules:?}, routed: {x:?} against {y:?} on {f}, reversed {rev}"
                 );
                 forced_wrong += usize::from(forced.mover_wins_in(&p, rev) != want);
             }

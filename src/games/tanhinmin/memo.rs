@@ -660,6 +660,9 @@ pub struct Tables<const RANKED_BITS: u32 = 0> {
     /// [`Self::forget_own_if_turned_over`]); entries read back from a
     /// kept memo are not counted.
     own_stores: Cell<u64>,
+    /// Keys from this one up go to the own table even where the shared
+    /// one could hold them (see [`Self::sharing_keys_below`]).
+    shared_keys_below: u128,
 }
 
 impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
@@ -677,6 +680,20 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
             shared,
             own,
             own_stores: Cell::new(0),
+            shared_keys_below: u128::from(MAX_KEY) + 1,
+        }
+    }
+
+    /// The same tables, keeping in the own table every key from `bound`
+    /// up, which the shared table would otherwise hold: for positions so
+    /// large that no later deal meets them again, which only crowd the
+    /// shared table (and cost a probe of gigabytes) while a small own
+    /// table, which stays in cache, holds them for the deal that needs
+    /// them.
+    pub fn sharing_keys_below(self, bound: u128) -> Self {
+        Tables {
+            shared_keys_below: bound.min(self.shared_keys_below),
+            ..self
         }
     }
 
@@ -700,7 +717,7 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
     fn shared_for(&self, key: u128) -> Option<&BucketMemo<AtomicU64, RANKED_BITS>> {
         self.shared
             .as_deref()
-            .filter(|_| key <= u128::from(MAX_KEY))
+            .filter(|_| key < self.shared_keys_below)
     }
 
     /// Starts loading `key`'s bucket into cache.
@@ -1068,6 +1085,26 @@ mod tests {
                 (key, (x >> 40) & 1 == 1)
             })
             .collect()
+    }
+
+    /// Keys from the bound up stay in the own table, the rest go to the
+    /// shared one, and each is found where it was put.
+    #[test]
+    fn keys_from_the_bound_up_stay_in_the_own_table() {
+        let shared = Arc::new(SharedMemo::with_bytes(64 * 64));
+        let tables = Tables::new(Some(shared.clone()), 64 * 64).sharing_keys_below(1 << 40);
+        for key in [(1 << 40) - 64, 1 << 40, 1 << 50] {
+            tables.insert(key, true);
+        }
+        assert_eq!(shared.len(), 1, "only the key below the bound is shared");
+        assert_eq!(tables.own().len(), 2);
+        for key in [(1 << 40) - 64, 1 << 40, 1 << 50] {
+            assert_eq!(tables.get(key), Some(true), "{key:x}");
+        }
+        // A bound above what the shared table holds changes nothing.
+        let wide = Tables::new(Some(shared.clone()), 64 * 64).sharing_keys_below(u128::MAX);
+        wide.insert(u128::from(MAX_KEY), false);
+        assert_eq!((shared.len(), wide.own().len()), (2, 0));
     }
 
     /// Written and read back into a table of the same size, a table answers

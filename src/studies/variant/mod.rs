@@ -237,6 +237,21 @@ pub struct VariantCounts {
     pub positions: u64,
 }
 
+/// Deals of at most this many cards (13x13 and smaller) keep their
+/// largest positions out of the shared table (see `VariantStudy::build`).
+const SMALL_DEAL_CARDS: u32 = 26;
+
+/// The largest positions the shared table holds in deals of at most
+/// [`SMALL_DEAL_CARDS`]: positions of 15 to 18 cards do recur across
+/// 13x13 deals (sending them to the own tables too searched 8% to 30%
+/// more positions), larger ones hardly.
+const SHARED_MAX_CARDS: u32 = 18;
+
+/// Each thread's own table in deals of at most [`SMALL_DEAL_CARDS`]: it
+/// holds one deal's positions of more than [`SHARED_MAX_CARDS`] cards,
+/// and stays in cache.
+const SMALL_DEAL_OWN_BYTES: usize = 2 << 20;
+
 /// A rule-variant study.
 pub struct VariantStudy {
     /// The deals.
@@ -247,6 +262,9 @@ pub struct VariantStudy {
     shared: Arc<SharedMemo>,
     /// Each thread's own table for keys too long for the shared one.
     local_bytes: usize,
+    /// The largest positions the shared table holds; larger ones go to
+    /// each thread's own.
+    shared_max_cards: u32,
     /// Deals of more than twice `SMALL_VARIANT_CARDS` cards (26x26): the
     /// split of the memo and the emptying of own tables between deals
     /// depend on it.
@@ -487,6 +505,7 @@ impl VariantStudy {
             self.local_bytes,
             self.plain_memo_bytes,
         )
+        .sharing_positions_up_to(self.shared_max_cards)
         .with_stop(self.stop.clone());
         if self.large_deals {
             solver.evicting_by_cost()
@@ -561,7 +580,21 @@ impl Study for VariantStudy {
         // later deals hit (13x13 11-back, 300,000 deals, 8 GiB: the same
         // positions with a quarter of the share or 64 MiB, 4.4 GB of peak
         // memory against 5.3).
-        let large = source.largest_deal_cards() > 2 * SMALL_VARIANT_CARDS;
+        // Deals of at most SMALL_DEAL_CARDS cards (13x13) keep their
+        // positions of more than SHARED_MAX_CARDS cards, each deal's first
+        // few plies, in a table of the thread's own so small that it stays
+        // in cache: no later deal meets them again, and in the shared
+        // table of gigabytes each cost a probe past the TLB and took a
+        // slot from the small positions that do recur (1,000,000 13x13
+        // 11-back deals, BENCHMARKS.md, "A deal's largest positions kept
+        // out of the shared table").
+        let largest = source.largest_deal_cards();
+        let large = largest > 2 * SMALL_VARIANT_CARDS;
+        let shared_max_cards = if largest <= SMALL_DEAL_CARDS {
+            SHARED_MAX_CARDS
+        } else {
+            SMALL_VARIANT_CARDS
+        };
         let plain_memo_bytes = if large {
             share / 4
         } else {
@@ -569,6 +602,8 @@ impl Study for VariantStudy {
         };
         let local_bytes = if large {
             (share - plain_memo_bytes) / 4 * 3
+        } else if largest <= SMALL_DEAL_CARDS {
+            ((share - plain_memo_bytes) / 4).min(SMALL_DEAL_OWN_BYTES)
         } else {
             ((share - plain_memo_bytes) / 4).min(64 << 20)
         };
@@ -578,6 +613,7 @@ impl Study for VariantStudy {
             rules: rules_of(config),
             shared: Arc::new(SharedMemo::grouped(shared_bytes)),
             local_bytes,
+            shared_max_cards,
             large_deals: large,
             plain_memo_bytes,
             stop: ctx.stop.clone(),

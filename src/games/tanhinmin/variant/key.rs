@@ -18,6 +18,13 @@ const _: () = assert!(1 + 2 * VARIANT_MAX_CARDS + TAIL_BITS <= 128);
 /// a card and the tail.
 pub const SMALL_VARIANT_CARDS: u32 = (63 - 1 - TAIL_BITS) / 2;
 
+/// The smallest [`variant_key`] of a position of `cards` cards: its
+/// leading bit, above two bits a card and the tail. Keys of fewer cards
+/// are smaller.
+pub(super) fn first_key_of(cards: u32) -> u128 {
+    1 << (2 * cards + TAIL_BITS)
+}
+
 /// The integers a variant key is built in.
 pub(crate) trait KeyWord:
     Copy
@@ -180,6 +187,22 @@ fn key_encoding_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keys of positions of `c` cards lie from `first_key_of(c)` up to
+    /// `first_key_of(c + 1)`, exclusive, whatever the field and order.
+    #[test]
+    fn a_positions_cards_bound_its_key() {
+        let (none, one, two) = ([0u8; 13], [1u8; 13], [2u8; 13]);
+        for (mover, other, field, reversed) in [
+            (&one, &none, 0, false),
+            (&two, &two, 13, true),
+            (&one, &two, 5, false),
+        ] {
+            let cards: u32 = mover.iter().chain(other).map(|&c| u32::from(c)).sum();
+            let key: u128 = variant_key(mover, other, field, reversed, NO_RANK, 8);
+            assert!(first_key_of(cards) <= key && key < first_key_of(cards + 1));
+        }
+    }
 
     /// The fingerprint a kept memo's header carries changes with any change
     /// to the keys: a bit of the variant key, the two rule ranks swapped,

@@ -1,7 +1,7 @@
 //! The fast variant solver: memoised search with the plain game's
 //! machinery where it still holds (see the module comment of `variant`).
 
-use super::key::{SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, variant_key};
+use super::key::{SMALL_VARIANT_CARDS, VARIANT_MAX_CARDS, first_key_of, variant_key};
 use super::rules::{Rules, variant_moves};
 use crate::games::cards::{Hand, MAX_RANKS};
 use crate::games::stop::{POSITIONS_PER_POLL, StopPoll};
@@ -149,6 +149,16 @@ impl VariantSolver {
         VariantSolver {
             memo: Tables::new(Some(shared), local_bytes),
             ..Self::new(rules, 0, plain_bytes)
+        }
+    }
+
+    /// The same solver, keeping the verdicts of positions of more than
+    /// `cards` cards in its own table, not the shared one (see
+    /// [`Tables::sharing_keys_below`]).
+    pub fn sharing_positions_up_to(self, cards: u32) -> Self {
+        VariantSolver {
+            memo: self.memo.sharing_keys_below(first_key_of(cards + 1)),
+            ..self
         }
     }
 
