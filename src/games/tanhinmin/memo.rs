@@ -686,7 +686,7 @@ impl<const RANKED_BITS: u32> Tables<RANKED_BITS> {
 
     /// The same tables, keeping in the own table every key from `bound`
     /// up, which the shared table would otherwise hold: for positions so
-    /// large that no later deal meets them again, which only crowd the
+    /// large that later deals seldom meet them, which mostly crowd the
     /// shared table (and cost a probe of gigabytes) while a small own
     /// table, which stays in cache, holds them for the deal that needs
     /// them.

@@ -244,7 +244,7 @@ const SMALL_DEAL_CARDS: u32 = 26;
 /// The largest positions the shared table holds in deals of at most
 /// [`SMALL_DEAL_CARDS`]: positions of 15 to 18 cards do recur across
 /// 13x13 deals (sending them to the own tables too searched 8% to 30%
-/// more positions), larger ones hardly.
+/// more positions), larger ones less often.
 const SHARED_MAX_CARDS: u32 = 18;
 
 /// Each thread's own table in deals of at most [`SMALL_DEAL_CARDS`]: it
@@ -583,11 +583,12 @@ impl Study for VariantStudy {
         // Deals of at most SMALL_DEAL_CARDS cards (13x13) keep their
         // positions of more than SHARED_MAX_CARDS cards, each deal's first
         // few plies, in a table of the thread's own so small that it stays
-        // in cache: no later deal meets them again, and in the shared
-        // table of gigabytes each cost a probe past the TLB and took a
-        // slot from the small positions that do recur (1,000,000 13x13
-        // 11-back deals, BENCHMARKS.md, "A deal's largest positions kept
-        // out of the shared table").
+        // in cache: later deals seldom meet them, and in the shared table
+        // of gigabytes each cost a probe past the TLB and took a slot from
+        // the small positions that do recur (13x13 11-back: 1.25x over
+        // 200,000 deals; 1.10x over 1,000,000, where the search expands
+        // 10% more positions but each costs less; BENCHMARKS.md, "A deal's
+        // largest positions kept out of the shared table").
         let largest = source.largest_deal_cards();
         let large = largest > 2 * SMALL_VARIANT_CARDS;
         let shared_max_cards = if largest <= SMALL_DEAL_CARDS {
