@@ -120,10 +120,13 @@ pub fn shell_word(text: &str) -> String {
 /// as clap gives for flags, instead of only the list of every name. A
 /// name of two letters or fewer is two edits from many (`` from `c1`):
 /// a guess there would be noise.
-pub fn did_you_mean<'a>(typed: &str, known: &[&'a str]) -> Option<&'a str> {
+pub fn did_you_mean<'a, S>(typed: &str, known: impl IntoIterator<Item = &'a S>) -> Option<&'a str>
+where
+    S: AsRef<str> + ?Sized + 'a,
+{
     let typed = typed.to_lowercase();
     let mut best: Option<(usize, &str, bool)> = None;
-    for &candidate in known {
+    for candidate in known.into_iter().map(AsRef::as_ref) {
         let d = edit_distance(&typed, &candidate.to_lowercase());
         best = match best {
             Some((b, _, _)) if d > b => best,

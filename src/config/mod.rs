@@ -570,8 +570,7 @@ fn guessed_name(message: &str) -> Option<&str> {
         .strip_prefix("unknown field `")
         .or_else(|| message.strip_prefix("unknown value `"))?;
     let (typed, expected) = rest.split_once('`')?;
-    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    crate::error::did_you_mean(typed, &known)
+    crate::error::did_you_mean(typed, expected.split('`').skip(1).step_by(2))
 }
 
 /// A config is a few hundred bytes; anything past this is not one (and

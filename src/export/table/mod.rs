@@ -270,8 +270,7 @@ fn sample() -> CsvTable {
 
 /// " did you mean `x`?" when `typed` is near one of `known`, else nothing.
 fn guess(typed: &str, known: &[String]) -> String {
-    let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    crate::error::did_you_mean(typed, &known)
+    crate::error::did_you_mean(typed, known)
         .map(|near| format!(" did you mean `{near}`?"))
         .unwrap_or_default()
 }

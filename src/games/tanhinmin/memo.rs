@@ -649,10 +649,11 @@ fn store_costed<S: Slot>(slot: &S, costs: &S, old_costs: u128, i: usize, entry: 
 pub const TURNOVER_STORES_PER_SLOT: u64 = 2;
 
 /// Where a solver's verdicts live: the one memory policy of every solver
-/// (plain, variant, card-count thresholds). A key that fits 63 bits goes
-/// to the table all threads share, kept across deals, when the solver has
-/// one; every other key (positions of more cards, or no shared table) to
-/// the solver's own table, whose 16-byte entries hold up to 127 bits.
+/// (plain, variant, card-count thresholds). A key below the sharing bound
+/// (at most 63 bits, lowered by [`Self::sharing_keys_below`]) goes to the
+/// table all threads share, kept across deals, when the solver has one;
+/// every other key (positions of more cards, or no shared table) to the
+/// solver's own table, whose 16-byte entries hold up to 127 bits.
 pub struct Tables<const RANKED_BITS: u32 = 0> {
     shared: Option<Arc<BucketMemo<AtomicU64, RANKED_BITS>>>,
     own: BucketMemo<Cell<u128>, RANKED_BITS>,

@@ -591,7 +591,8 @@ impl Study for VariantStudy {
         // largest positions kept out of the shared table").
         let largest = source.largest_deal_cards();
         let large = largest > 2 * SMALL_VARIANT_CARDS;
-        let shared_max_cards = if largest <= SMALL_DEAL_CARDS {
+        let small = largest <= SMALL_DEAL_CARDS;
+        let shared_max_cards = if small {
             SHARED_MAX_CARDS
         } else {
             SMALL_VARIANT_CARDS
@@ -603,7 +604,7 @@ impl Study for VariantStudy {
         };
         let local_bytes = if large {
             (share - plain_memo_bytes) / 4 * 3
-        } else if largest <= SMALL_DEAL_CARDS {
+        } else if small {
             ((share - plain_memo_bytes) / 4).min(SMALL_DEAL_OWN_BYTES)
         } else {
             ((share - plain_memo_bytes) / 4).min(64 << 20)
