@@ -1153,9 +1153,11 @@ const RULE_SETS: [Rules; 3] = Rules::SHIPPED;
 /// under each rule set, from the lead, on a field card and (with a back
 /// rule) in a reversed trick, over one shared table kept across the deals
 /// as a run keeps it. The twin without a table checks positions of up to
-/// about 14 cards; these have 18. A solver that keeps positions of more
-/// than 12 cards out of the shared table, in a small table of its own (as
-/// runs of 13x13 deals keep those of more than 18), must agree too. The
+/// about 14 cards; these have 18. Two solvers that keep positions of more
+/// than 12 cards out of the shared table, in small tables of their own (as
+/// runs of 13x13 deals keep those of more than 18), and share one table of
+/// the plain game's positions (as the threads of such runs share one),
+/// taking the deals in turn, must agree too. The
 /// upgrade pruning forced on under 11-back is caught on the same deals.
 #[test]
 fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
@@ -1168,18 +1170,22 @@ fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
     for rules in RULE_SETS {
         let table = Arc::new(SharedMemo::grouped(64 << 20));
         let mut fast = VariantSolver::with_shared(rules, table, 1 << 20, 16 << 20);
-        let mut routed = VariantSolver::with_shared(
-            rules,
+        let (variant_table, plain_table) = (
             Arc::new(SharedMemo::grouped(64 << 20)),
-            1 << 16,
-            16 << 20,
-        )
-        .sharing_positions_up_to(12);
+            Arc::new(SharedMemo::grouped(16 << 20)),
+        );
+        let mut routed: Vec<VariantSolver> = (0..2)
+            .map(|_| {
+                VariantSolver::with_shared(rules, variant_table.clone(), 1 << 16, 1 << 12)
+                    .sharing_positions_up_to(12)
+                    .sharing_plain_positions(plain_table.clone(), 1 << 12)
+            })
+            .collect();
         let mut forced =
             VariantSolver::new(rules, 64 << 20, 16 << 20).with_upgrade_pruning_forced();
         let mut twin = MemoTwin::new(rules, 20_000_000);
         let (mut reversed, mut forced_wrong) = (0, 0);
-        for deal in &deals {
+        for (k, deal) in deals.iter().enumerate() {
             let (x, y) = (cards(&deal.mover[..13]), cards(&deal.other[..13]));
             let field = uniform_below(&mut rng, 14) as u32;
             let rev = field > 0 && rules.back.is_some() && uniform_below(&mut rng, 2) == 1;
@@ -1199,7 +1205,7 @@ fn the_fast_solver_equals_the_table_twin_on_9x9_deals() {
                     "{rules:?}: {x:?} against {y:?} on {f}, reversed {rev}"
                 );
                 assert_eq!(
-                    routed.mover_wins_in(&p, rev),
+                    routed[k % 2].mover_wins_in(&p, rev),
                     want,
                     "{rules:?}, routed: {x:?} against {y:?} on {f}, reversed {rev}"
                 );

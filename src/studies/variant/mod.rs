@@ -252,6 +252,121 @@ const SHARED_MAX_CARDS: u32 = 18;
 /// and stays in cache.
 const SMALL_DEAL_OWN_BYTES: usize = 2 << 20;
 
+/// In deals of at most [`SMALL_DEAL_CARDS`], the plain game's positions go
+/// to a table all threads share, of this fraction of the budget up to
+/// [`SMALL_DEAL_PLAIN_MAX_BYTES`]: plain endgames recur across deals, and
+/// a thread's own table saw only its own deals (and was emptied whenever
+/// it turned over). Its keys (at most 26 cards, and the bounds' extra
+/// rank) all fit the shared table, so each thread's own plain table
+/// holds nothing and is the smallest there is.
+const SMALL_DEAL_PLAIN_SHARE: usize = 8;
+
+/// The plain table of [`SMALL_DEAL_PLAIN_SHARE`] at most: over 1,000,000
+/// 13x13 11-back deals, 488 MiB to 1.9 GiB held the same positions, and
+/// the larger tables only took room from the variant's and cost more a
+/// probe (BENCHMARKS.md, "The plain game's table shared in 13x13 runs").
+const SMALL_DEAL_PLAIN_MAX_BYTES: usize = 512 << 20;
+
+/// Each thread's own plain table in deals of at most [`SMALL_DEAL_CARDS`]
+/// (see [`SMALL_DEAL_PLAIN_SHARE`]).
+const SMALL_DEAL_PLAIN_OWN_BYTES: usize = 64 << 10;
+
+/// How a variant run's memo budget is split between its tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MemoSplit {
+    /// The variant's table that all threads share.
+    shared_bytes: usize,
+    /// The largest positions it holds.
+    shared_max_cards: u32,
+    /// Each thread's own table for the variant's other positions.
+    local_bytes: usize,
+    /// The plain game's table that all threads share (0: none).
+    plain_shared_bytes: usize,
+    /// Each thread's own table of the plain game's positions.
+    plain_own_bytes: usize,
+    /// Deals of more than twice `SMALL_VARIANT_CARDS` cards (26x26).
+    large_deals: bool,
+}
+
+impl MemoSplit {
+    /// The split of `budget` bytes for `threads` threads, in deals of at
+    /// most `largest` cards. The tables never sum to more than `budget`.
+    fn of(budget: usize, threads: usize, largest: u32) -> MemoSplit {
+        let share = budget / threads;
+        // The plain game's canonical positions recur across deals far more
+        // than a variant's (no special rank to track), and its table is
+        // fixed-size and touched all over: on configs/cut.toml 64 MiB per
+        // thread ran in 4.2 s and 0.85 GB, 512 MiB in 6.3 s and 1.76 GB.
+        // Deals past twice SMALL_VARIANT_CARDS cards (26x26) are another
+        // matter: there the plain game takes over in positions of 30 to 50
+        // cards, few of which recur, and the table is short of room, not
+        // of cleared pages: a quarter of the share (128 MiB per thread of
+        // 1 GiB) made 48 26x26 8-cut deals 1.2x to 1.3x faster than 64 MiB,
+        // and the 256 MiB of the automatic 2 GiB 1.3x to 1.5x (BENCHMARKS.md,
+        // "The plain game's table at 26x26").
+        // Deals of at most SMALL_DEAL_CARDS cards (13x13) share one plain
+        // table between the threads instead (SMALL_DEAL_PLAIN_SHARE): over
+        // the 1,000,000 13x13 deals, 8-cut ran 2.84x faster and 11-back
+        // 1.16x (BENCHMARKS.md, "The plain game's table shared in 13x13
+        // runs"); exhaustive runs up to 8x8 took the same time.
+        // The variant's private tables hold the keys past 63 bits
+        // (positions of more than SMALL_VARIANT_CARDS cards). A deal's
+        // positions peak at about half its cards, so past twice that many
+        // cards they are most of the search and take three quarters of the
+        // rest (8-cut, 24 26x26 deals, 2 threads, the automatic 1 GiB: 1.3x
+        // to 2.2x faster, 1.6x in all). In smaller deals they are a deal's
+        // first few plies, which recur in no other deal: 64 MiB a thread
+        // holds them, and the rest goes to the shared table, the one that
+        // later deals hit (13x13 11-back, 300,000 deals, 8 GiB: the same
+        // positions with a quarter of the share or 64 MiB, 4.4 GB of peak
+        // memory against 5.3).
+        // Deals of at most SMALL_DEAL_CARDS cards (13x13) keep their
+        // positions of more than SHARED_MAX_CARDS cards, each deal's first
+        // few plies, in a table of the thread's own so small that it stays
+        // in cache: later deals seldom meet them, and in the shared table
+        // of gigabytes each cost a probe past the TLB and took a slot from
+        // the small positions that do recur (13x13 11-back: 1.25x over
+        // 200,000 deals; 1.10x over 1,000,000, where the search expands
+        // 10% more positions but each costs less; BENCHMARKS.md, "A deal's
+        // largest positions kept out of the shared table").
+        let large = largest > 2 * SMALL_VARIANT_CARDS;
+        let small = largest <= SMALL_DEAL_CARDS;
+        let shared_max_cards = if small {
+            SHARED_MAX_CARDS
+        } else {
+            SMALL_VARIANT_CARDS
+        };
+        let plain_shared_bytes = if small {
+            (budget / SMALL_DEAL_PLAIN_SHARE).min(SMALL_DEAL_PLAIN_MAX_BYTES)
+        } else {
+            0
+        };
+        let plain_own_bytes = if large {
+            share / 4
+        } else if small {
+            (share / 4).min(SMALL_DEAL_PLAIN_OWN_BYTES)
+        } else {
+            (share / 4).min(64 << 20)
+        };
+        let local_bytes = if large {
+            (share - plain_own_bytes) / 4 * 3
+        } else if small {
+            ((share - plain_own_bytes) / 4).min(SMALL_DEAL_OWN_BYTES)
+        } else {
+            ((share - plain_own_bytes) / 4).min(64 << 20)
+        };
+        let shared_bytes = budget - threads * (plain_own_bytes + local_bytes) - plain_shared_bytes;
+        MemoSplit {
+            shared_bytes,
+            shared_max_cards,
+            local_bytes,
+            plain_shared_bytes,
+            plain_own_bytes,
+            large_deals: large,
+        }
+    }
+}
+
 /// A rule-variant study.
 pub struct VariantStudy {
     /// The deals.
@@ -269,8 +384,11 @@ pub struct VariantStudy {
     /// split of the memo and the emptying of own tables between deals
     /// depend on it.
     large_deals: bool,
-    /// For the plain game's solver, whose table is fixed-size.
-    plain_memo_bytes: usize,
+    /// Each thread's own table of the plain game's positions.
+    plain_own_bytes: usize,
+    /// The plain game's table that all threads share, in deals of at most
+    /// [`SMALL_DEAL_CARDS`] (see [`SMALL_DEAL_PLAIN_SHARE`]).
+    plain_shared: Option<Arc<SharedMemo>>,
     /// The run's stop request, which a deal's search polls.
     stop: Arc<AtomicBool>,
     /// Worker threads, each with a solver.
@@ -459,7 +577,9 @@ impl DealStudy for VariantStudy {
 /// The shared table, then how many solvers' own tables follow, and each
 /// solver's ([`VariantSolver::own_memos`]). Every solver's tables are read
 /// into every solver: a deal under way at the stop may resume on any
-/// thread, and reading keeps the larger positions where two collide.
+/// thread, and reading keeps the larger positions where two collide. The
+/// plain game's table that small deals share is not kept: its endgames
+/// are quick to prove again, and the memo is kept for 26x26 deals.
 impl KeptMemo for VariantStudy {
     fn write_memo(&self, out: &mut dyn Write) -> io::Result<()> {
         self.shared.write_entries(out)?;
@@ -503,10 +623,14 @@ impl VariantStudy {
             self.rules,
             self.shared.clone(),
             self.local_bytes,
-            self.plain_memo_bytes,
+            self.plain_own_bytes,
         )
         .sharing_positions_up_to(self.shared_max_cards)
         .with_stop(self.stop.clone());
+        let solver = match &self.plain_shared {
+            Some(table) => solver.sharing_plain_positions(table.clone(), self.plain_own_bytes),
+            None => solver,
+        };
         if self.large_deals {
             solver.evicting_by_cost()
         } else {
@@ -557,67 +681,17 @@ impl Study for VariantStudy {
         let source = variant_source(config);
         let budget = memo_budget(config, &source, ctx.timing_sample);
         let threads = ctx.threads.max(1);
-        let share = budget / threads;
-        // The plain game's canonical positions recur across deals far more
-        // than a variant's (no special rank to track), and its table is
-        // fixed-size and touched all over: on configs/cut.toml 64 MiB per
-        // thread ran in 4.2 s and 0.85 GB, 512 MiB in 6.3 s and 1.76 GB.
-        // Deals past twice SMALL_VARIANT_CARDS cards (26x26) are another
-        // matter: there the plain game takes over in positions of 30 to 50
-        // cards, few of which recur, and the table is short of room, not
-        // of cleared pages: a quarter of the share (128 MiB per thread of
-        // 1 GiB) made 48 26x26 8-cut deals 1.2x to 1.3x faster than 64 MiB,
-        // and the 256 MiB of the automatic 2 GiB 1.3x to 1.5x (BENCHMARKS.md,
-        // "The plain game's table at 26x26").
-        // The variant's private tables hold the keys past 63 bits
-        // (positions of more than SMALL_VARIANT_CARDS cards). A deal's
-        // positions peak at about half its cards, so past twice that many
-        // cards they are most of the search and take three quarters of the
-        // rest (8-cut, 24 26x26 deals, 2 threads, the automatic 1 GiB: 1.3x
-        // to 2.2x faster, 1.6x in all). In smaller deals they are a deal's
-        // first few plies, which recur in no other deal: 64 MiB a thread
-        // holds them, and the rest goes to the shared table, the one that
-        // later deals hit (13x13 11-back, 300,000 deals, 8 GiB: the same
-        // positions with a quarter of the share or 64 MiB, 4.4 GB of peak
-        // memory against 5.3).
-        // Deals of at most SMALL_DEAL_CARDS cards (13x13) keep their
-        // positions of more than SHARED_MAX_CARDS cards, each deal's first
-        // few plies, in a table of the thread's own so small that it stays
-        // in cache: later deals seldom meet them, and in the shared table
-        // of gigabytes each cost a probe past the TLB and took a slot from
-        // the small positions that do recur (13x13 11-back: 1.25x over
-        // 200,000 deals; 1.10x over 1,000,000, where the search expands
-        // 10% more positions but each costs less; BENCHMARKS.md, "A deal's
-        // largest positions kept out of the shared table").
-        let largest = source.largest_deal_cards();
-        let large = largest > 2 * SMALL_VARIANT_CARDS;
-        let small = largest <= SMALL_DEAL_CARDS;
-        let shared_max_cards = if small {
-            SHARED_MAX_CARDS
-        } else {
-            SMALL_VARIANT_CARDS
-        };
-        let plain_memo_bytes = if large {
-            share / 4
-        } else {
-            (share / 4).min(64 << 20)
-        };
-        let local_bytes = if large {
-            (share - plain_memo_bytes) / 4 * 3
-        } else if small {
-            ((share - plain_memo_bytes) / 4).min(SMALL_DEAL_OWN_BYTES)
-        } else {
-            ((share - plain_memo_bytes) / 4).min(64 << 20)
-        };
-        let shared_bytes = budget - threads * (plain_memo_bytes + local_bytes);
+        let split = MemoSplit::of(budget, threads, source.largest_deal_cards());
         Ok(VariantStudy {
             source,
             rules: rules_of(config),
-            shared: Arc::new(SharedMemo::grouped(shared_bytes)),
-            local_bytes,
-            shared_max_cards,
-            large_deals: large,
-            plain_memo_bytes,
+            shared: Arc::new(SharedMemo::grouped(split.shared_bytes)),
+            local_bytes: split.local_bytes,
+            shared_max_cards: split.shared_max_cards,
+            large_deals: split.large_deals,
+            plain_own_bytes: split.plain_own_bytes,
+            plain_shared: (split.plain_shared_bytes > 0)
+                .then(|| Arc::new(SharedMemo::grouped(split.plain_shared_bytes))),
             stop: ctx.stop.clone(),
             threads,
             plain_claim: if ctx.inject_fault {
@@ -774,6 +848,30 @@ mod tests {
         );
         let config = Config::parse(&text, "t.toml").unwrap();
         <VariantStudy as Study>::outline(&config, 2)
+    }
+
+    /// Whatever the budget (from the 16 MiB floor up), thread count and
+    /// deal size, the tables fit the budget and each has room; the plain
+    /// game's positions are shared between threads in deals of at most 26
+    /// cards only.
+    #[test]
+    fn the_memo_split_fits_the_budget() {
+        for budget_mb in [16usize, 17, 100, 1563, 7813, 16384] {
+            for threads in [1, 2, 3, 64, 1024, 4096] {
+                for largest in [2, 16, 26, 27, 42, 43, 52] {
+                    let budget = budget_mb << 20;
+                    let split = MemoSplit::of(budget, threads, largest);
+                    let used = split.shared_bytes
+                        + split.plain_shared_bytes
+                        + threads * (split.local_bytes + split.plain_own_bytes);
+                    let case = format!("{budget_mb} MiB, {threads} threads, {largest} cards");
+                    assert!(used <= budget, "{case}: {split:?}");
+                    assert!(split.shared_bytes >= budget / 8, "{case}: {split:?}");
+                    assert_eq!(split.plain_shared_bytes > 0, largest <= 26, "{case}");
+                    assert_eq!(split.large_deals, largest > 42, "{case}");
+                }
+            }
+        }
     }
 
     #[test]

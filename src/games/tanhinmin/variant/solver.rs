@@ -152,6 +152,16 @@ impl VariantSolver {
         }
     }
 
+    /// The same solver, its plain game's verdicts kept in `table`, which
+    /// the solvers of other threads share and which outlives the deal,
+    /// with an own table of `own_bytes` for plain keys too long for it.
+    pub fn sharing_plain_positions(self, table: Arc<SharedMemo>, own_bytes: usize) -> Self {
+        VariantSolver {
+            plain: Solver::with_shared(table, own_bytes, MoveOrder::default()),
+            ..self
+        }
+    }
+
     /// The same solver, keeping the verdicts of positions of more than
     /// `cards` cards in its own table, not the shared one (see
     /// [`Tables::sharing_keys_below`]).
